@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * duress: sign and verify duress actions.
+ *
+ *   duress sign [--stdin] [--memlimit BYTES] [--opslimit N] FILE...
+ *   duress verify [--stdin] FILE
+ *
+ * Installed also as duress_sign, which behaves as "duress sign".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "cli/password.h"
+#include "cli/signing.h"
+#include "core/opts.h"
+
+static void usage(FILE *out)
+{
+	fputs("Usage: duress COMMAND [OPTION]... ARG...\n"
+	      "\n"
+	      "Commands:\n"
+	      "  sign [--stdin] [--memlimit BYTES] [--opslimit N] FILE...\n"
+	      "        bind a duress password to each action FILE, writing FILE.sig\n"
+	      "  verify [--stdin] FILE\n"
+	      "        say whether a password matches FILE's signature (runs nothing);\n"
+	      "        exit 0 on a match, 1 on no match, 2 on error\n"
+	      "\n"
+	      "Options:\n"
+	      "  --stdin          read the password as one line from standard input\n"
+	      "  --memlimit BYTES Argon2id memory for a new salt (K, M, G suffixes)\n"
+	      "  --opslimit N     Argon2id passes for a new salt\n"
+	      "  -h, --help       show this help\n"
+	      "  --version        show the version\n"
+	      "\n"
+	      "See duress(1) and pam_duress(8).\n",
+	      out);
+}
+
+enum { OPT_STDIN = 256, OPT_MEMLIMIT, OPT_OPSLIMIT, OPT_VERSION };
+
+static const struct option long_options[] = {
+	{ "stdin", no_argument, NULL, OPT_STDIN },
+	{ "memlimit", required_argument, NULL, OPT_MEMLIMIT },
+	{ "opslimit", required_argument, NULL, OPT_OPSLIMIT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct cli {
+	bool from_stdin;
+	uint64_t memlimit; /* 0: the directory's, or libsodium's INTERACTIVE */
+	uint64_t opslimit;
+};
+
+/* Returns the index of the first operand, or -1 (exit status in *status). */
+static int parse_options(struct cli *c, int argc, char **argv, bool allow_cost, int *status)
+{
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_STDIN:
+			c->from_stdin = true;
+			break;
+		case OPT_MEMLIMIT:
+		case OPT_OPSLIMIT:
+			if (!allow_cost)
+				goto bad;
+			if (duress_parse_size(optarg, UINT32_MAX * 1024ULL,
+					      opt == OPT_MEMLIMIT ? &c->memlimit : &c->opslimit) < 0 ||
+			    (opt == OPT_OPSLIMIT && c->opslimit > UINT32_MAX)) {
+				fprintf(stderr, "duress: bad value for --%s: %s\n",
+					opt == OPT_MEMLIMIT ? "memlimit" : "opslimit", optarg);
+				*status = 2;
+				return -1;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			*status = 0;
+			return -1;
+		case OPT_VERSION:
+			printf("duress %s\n", DURESS_VERSION);
+			*status = 0;
+			return -1;
+		default:
+			goto bad;
+		}
+	}
+	return optind;
+bad:
+	fputs("duress: try 'duress --help'\n", stderr);
+	*status = 2;
+	return -1;
+}
+
+static int cmd_sign(int argc, char **argv)
+{
+	struct cli c = { 0 };
+	struct duress_password *pw = NULL;
+	int status = 0;
+	int first = parse_options(&c, argc, argv, true, &status);
+
+	if (first < 0)
+		return status;
+	if (first >= argc) {
+		fputs("duress sign: no FILE given; try 'duress sign --help'\n", stderr);
+		return 2;
+	}
+	if (duress_read_password(c.from_stdin, true, &pw) < 0)
+		return 1;
+	for (int i = first; i < argc; i++)
+		if (duress_sign_file(argv[i], pw, c.memlimit, c.opslimit) < 0)
+			status = 1;
+	duress_password_free(pw);
+	return status;
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+	struct cli c = { 0 };
+	struct duress_password *pw = NULL;
+	int status = 0;
+	int first = parse_options(&c, argc, argv, false, &status);
+
+	if (first < 0)
+		return status;
+	if (argc - first != 1) {
+		fputs("duress verify: exactly one FILE is needed; try 'duress verify --help'\n",
+		      stderr);
+		return 2;
+	}
+	if (duress_read_password(c.from_stdin, false, &pw) < 0)
+		return 2;
+	status = duress_verify_file(argv[first], pw);
+	duress_password_free(pw);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const char *prog = strrchr(argv[0], '/');
+
+	prog = prog ? prog + 1 : argv[0];
+	if (sodium_init() < 0) {
+		fputs("duress: libsodium cannot be initialised\n", stderr);
+		return 2;
+	}
+	if (strcmp(prog, "duress_sign") == 0)
+		return cmd_sign(argc, argv);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "sign") == 0)
+		return cmd_sign(argc - 1, argv + 1);
+	if (strcmp(argv[1], "verify") == 0)
+		return cmd_verify(argc - 1, argv + 1);
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("duress %s\n", DURESS_VERSION);
+		return 0;
+	}
+	fprintf(stderr, "duress: unknown command \"%s\"; try 'duress --help'\n", argv[1]);
+	return 2;
+}

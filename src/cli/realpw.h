@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <sys/types.h>
+
+#include "cli/password.h"
+
+/*
+ * Whether pw is the real password of the action owner's account (and, when
+ * root signs, of the account that ran sudo): 1 yes, 0 no, -1 cannot tell
+ * (the shadow file is not readable, or no libcrypt).
+ */
+int duress_is_real_password(uid_t owner, const struct duress_password *pw);
+
+/* Prints a warning when libpwquality finds the password weak. */
+void duress_warn_weak_password(uid_t owner, const struct duress_password *pw);

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "auth.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <shadow.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "actions.h"
+
+#define PW_BUF_MAX (1U << 20)
+
+int duress_getpw(const char *name, uid_t uid, struct duress_passwd **ret)
+{
+	long hint = sysconf(_SC_GETPW_R_SIZE_MAX);
+	size_t size = hint > 0 ? (size_t)hint : 16384;
+
+	for (;;) {
+		struct duress_passwd *p = malloc(sizeof(*p) + size);
+		struct passwd *found = NULL;
+		int r;
+
+		if (!p)
+			return -ENOMEM;
+		if (name)
+			r = getpwnam_r(name, &p->pw, p->buf, size, &found);
+		else
+			r = getpwuid_r(uid, &p->pw, p->buf, size, &found);
+		if (r == 0 && found) {
+			*ret = p;
+			return 0;
+		}
+		free(p);
+		if (r != ERANGE)
+			return r == 0 ? -ENOENT : -r;
+		if (size >= PW_BUF_MAX)
+			return -ERANGE;
+		size *= 2;
+	}
+}
+
+/*
+ * pam_unix never accepts a password for a hash starting with '!' (passwd -l,
+ * usermod -L) or '*' (no password): neither does a duress password.  If the
+ * shadow entry cannot be read (not root), the passwd field still counts.
+ */
+static bool account_locked(const struct passwd *pw)
+{
+	char buf[4096];
+	struct spwd sp, *found = NULL;
+
+	if (pw->pw_passwd && (pw->pw_passwd[0] == '!' || pw->pw_passwd[0] == '*'))
+		return true;
+	if (getspnam_r(pw->pw_name, &sp, buf, sizeof(buf), &found) != 0 || !found)
+		return false;
+	return found->sp_pwdp && (found->sp_pwdp[0] == '!' || found->sp_pwdp[0] == '*');
+}
+
+static bool in_group(const struct passwd *pw, const char *group)
+{
+	char buf[16384];
+	struct group gr, *found = NULL;
+	gid_t groups[256];
+	int n = (int)(sizeof(groups) / sizeof(groups[0]));
+
+	if (getgrnam_r(group, &gr, buf, sizeof(buf), &found) != 0 || !found)
+		return false;
+	if (pw->pw_gid == found->gr_gid)
+		return true;
+	if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (groups[i] == found->gr_gid)
+			return true;
+	return false;
+}
+
+/* One directory's part of an authentication. */
+struct scope_run {
+	struct duress_dir dir;
+	bool loaded;
+	struct duress_target target;
+	bool have_target;
+};
+
+static void log_skips(const struct duress_dir *dir, const struct duress_log *lg)
+{
+	for (size_t i = 0; i < dir->n_actions; i++) {
+		const struct duress_action *a = &dir->actions[i];
+
+		if (a->skip != DURESS_ARMED)
+			duress_log(lg, LOG_WARNING, "%s/%s: %s, skipping", dir->path, a->name,
+				   duress_skip_reason(a->skip));
+	}
+}
+
+/* Returns matches (>= 0) or -errno for internal errors. */
+static int check_dir(struct scope_run *s, const char *path, enum duress_scope scope, uid_t owner,
+		     const struct duress_opts *o, const struct duress_request *req,
+		     const struct duress_log *lg)
+{
+	int r = duress_dir_load(&s->dir, path, scope, owner, &o->caps, o->legacy_sha256);
+
+	if (r == -ENOENT) {
+		duress_debug(lg, "%s does not exist", path);
+		return 0;
+	}
+	if (r < 0) {
+		errno = -r;
+		/* A directory the module must not trust is a configuration problem, not an error. */
+		if (r == -EPERM)
+			duress_log(lg, LOG_WARNING, "%s: bad owner or writable by group or others, skipping", path);
+		else if (r == -E2BIG)
+			duress_log(lg, LOG_WARNING, "%s: more than %llu entries, skipping", path,
+				   (unsigned long long)o->caps.max_entries);
+		else
+			duress_log(lg, LOG_WARNING, "%s: cannot open: %m, skipping", path);
+		return r == -ENOMEM ? r : 0;
+	}
+	s->loaded = true;
+	r = duress_dir_verify(&s->dir, req->password, req->password_len);
+	log_skips(&s->dir, lg);
+	return r;
+}
+
+static bool user_dir_enabled(const struct duress_opts *o, const struct passwd *pw,
+			     const struct duress_log *lg)
+{
+	if (!o->user_dir || !*o->user_dir)
+		return false;
+	if (o->group && !in_group(pw, o->group)) {
+		duress_debug(lg, "%s is not in group %s: no per-user actions", pw->pw_name, o->group);
+		return false;
+	}
+	if (geteuid() != 0 && geteuid() != pw->pw_uid) {
+		duress_debug(lg, "not root: cannot run actions as %s", pw->pw_name);
+		return false;
+	}
+	return true;
+}
+
+static int check_user(struct scope_run *s, const struct duress_opts *o, const struct passwd *pw,
+		      const struct duress_request *req, const struct duress_log *lg)
+{
+	char path[PATH_MAX];
+	int r;
+
+	if (!user_dir_enabled(o, pw, lg))
+		return 0;
+	r = duress_expand_user_dir(o->user_dir, pw->pw_name, pw->pw_dir, path, sizeof(path));
+	if (r < 0) {
+		duress_log(lg, LOG_ERR, "user_dir=%s cannot be expanded for %s, ignoring", o->user_dir,
+			   pw->pw_name);
+		return 0;
+	}
+	return check_dir(s, path, DURESS_SCOPE_USER, pw->pw_uid, o, req, lg);
+}
+
+static int check_global(struct scope_run *s, const struct duress_opts *o,
+			const struct duress_request *req, const struct duress_log *lg)
+{
+	if (!o->global_dir || !*o->global_dir)
+		return 0;
+	if (geteuid() != 0) {
+		duress_debug(lg, "not root: global actions cannot run as root");
+		return 0;
+	}
+	return check_dir(s, o->global_dir, DURESS_SCOPE_GLOBAL, 0, o, req, lg);
+}
+
+static size_t add_jobs(struct duress_job *jobs, size_t n, struct scope_run *s)
+{
+	for (size_t i = 0; s->loaded && i < s->dir.n_actions; i++) {
+		struct duress_action *a = &s->dir.actions[i];
+
+		if (!a->matched)
+			continue;
+		jobs[n++] = (struct duress_job){
+			.memfd = a->memfd, .elf = a->elf, .name = a->name, .target = &s->target,
+		};
+	}
+	return n;
+}
+
+static int prepare_target(struct scope_run *s, const struct passwd *pw,
+			  const struct duress_request *req)
+{
+	int r = duress_target_init(&s->target, pw, &req->items);
+
+	s->have_target = r == 0;
+	return r;
+}
+
+/* Builds the targets and starts the matched actions, per-user ones first. */
+static int start_actions(struct scope_run *user, struct scope_run *global,
+			 const struct passwd *pw, const struct duress_opts *o,
+			 const struct duress_request *req, const struct duress_log *lg)
+{
+	struct duress_passwd *root = NULL;
+	struct duress_job *jobs;
+	size_t n = user->dir.n_actions + global->dir.n_actions;
+	size_t n_user;
+	int r = 0;
+
+	jobs = calloc(n, sizeof(*jobs));
+	if (!jobs)
+		return -ENOMEM;
+	/* Jobs point at their scope's target, which is filled in below. */
+	n_user = add_jobs(jobs, 0, user);
+	n = add_jobs(jobs, n_user, global);
+	if (n_user > 0)
+		r = prepare_target(user, pw, req);
+	if (r == 0 && n > n_user && (r = duress_getpw(NULL, 0, &root)) == 0)
+		r = prepare_target(global, &root->pw, req);
+	if (r == 0) {
+		duress_debug(lg, "starting %zu action(s)", n);
+		r = duress_spawn(jobs, n, o->wait_seconds, lg);
+	} else {
+		errno = -r;
+		duress_log(lg, LOG_ERR, "cannot prepare the actions' environment: %m");
+	}
+	free(root);
+	free(jobs);
+	return r;
+}
+
+static enum duress_outcome decide(const struct duress_opts *o, const struct passwd *pw,
+				  const struct duress_log *lg)
+{
+	if (o->deny)
+		return DURESS_MATCH_DENIED;
+	if (pw->pw_uid == 0 && !o->allow_root) {
+		duress_debug(lg, "duress login as root needs allow_root: denied");
+		return DURESS_MATCH_DENIED;
+	}
+	if (account_locked(pw)) {
+		duress_debug(lg, "account %s is locked: denied", pw->pw_name);
+		return DURESS_MATCH_DENIED;
+	}
+	return DURESS_MATCH;
+}
+
+static void scope_free(struct scope_run *s)
+{
+	if (s->loaded)
+		duress_dir_free(&s->dir);
+	if (s->have_target)
+		duress_target_free(&s->target);
+}
+
+enum duress_outcome duress_authenticate(const struct duress_opts *o,
+					const struct duress_request *req,
+					const struct duress_log *lg)
+{
+	struct scope_run user = { .dir.fd = -1 }, global = { .dir.fd = -1 };
+	struct duress_passwd *p = NULL;
+	enum duress_outcome out = DURESS_ERROR;
+	int mu, mg, r;
+
+	r = duress_getpw(req->user, 0, &p);
+	if (r == -ENOENT)
+		return DURESS_UNKNOWN_USER;
+	if (r < 0) {
+		errno = -r;
+		duress_log(lg, LOG_ERR, "cannot look up user %s: %m", req->user);
+		return DURESS_ERROR;
+	}
+	/* Both directories are always checked: the work must not depend on a match. */
+	mu = check_user(&user, o, &p->pw, req, lg);
+	mg = check_global(&global, o, req, lg);
+	if (mu < 0 || mg < 0) {
+		errno = mu < 0 ? -mu : -mg;
+		duress_log(lg, LOG_ERR, "internal error while checking actions: %m");
+		goto out;
+	}
+	if (mu + mg == 0) {
+		out = DURESS_NO_MATCH;
+		goto out;
+	}
+	if (start_actions(&user, &global, &p->pw, o, req, lg) < 0)
+		goto out;
+	out = decide(o, &p->pw, lg);
+out:
+	scope_free(&user);
+	scope_free(&global);
+	free(p);
+	return out;
+}

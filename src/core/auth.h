@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stddef.h>
+
+#include "log.h"
+#include "opts.h"
+#include "runner.h"
+
+struct duress_request {
+	const char *user;
+	const char *password;
+	size_t password_len;
+	struct duress_pam_items items;
+};
+
+enum duress_outcome {
+	DURESS_NO_MATCH,     /* PAM_IGNORE: as if the module were not there */
+	DURESS_MATCH,        /* actions started; authenticate */
+	DURESS_MATCH_DENIED, /* actions started; fail as a wrong password would */
+	DURESS_UNKNOWN_USER,
+	DURESS_ERROR,        /* internal error: never authenticates */
+};
+
+/*
+ * Checks the password against the user's and the global actions, starts the
+ * matching ones, and says what the module must answer.
+ */
+enum duress_outcome duress_authenticate(const struct duress_opts *o,
+					const struct duress_request *req,
+					const struct duress_log *lg);
+
+/* A getpwnam_r()/getpwuid_r() result with its own storage; free with free(). */
+struct duress_passwd {
+	struct passwd pw;
+	char buf[];
+};
+
+/* 0, -ENOENT, or another -errno.  Exactly one of name and uid is used. */
+int duress_getpw(const char *name, uid_t uid, struct duress_passwd **ret);

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <syslog.h>
+
+#include <security/pam_ext.h>
+
+/*
+ * Where messages go: pam_syslog (authpriv) when a PAM handle is set, stderr
+ * for the CLI and the tests.  LOG_DEBUG is dropped unless `debug`; `quiet`
+ * drops everything that goes to syslog.
+ */
+struct duress_log {
+	pam_handle_t *pamh;
+	bool debug;
+	bool quiet;
+};
+
+void duress_log(const struct duress_log *lg, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#define duress_debug(lg, ...) duress_log((lg), LOG_DEBUG, __VA_ARGS__)

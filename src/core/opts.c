@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "opts.h"
+
+#include <errno.h>
+#include <string.h>
+
+void duress_caps_default(struct duress_caps *caps)
+{
+	*caps = (struct duress_caps){
+		.max_memory = DURESS_DEFAULT_MAX_MEMORY,
+		.max_ops = DURESS_DEFAULT_MAX_OPS,
+		.max_file_size = DURESS_DEFAULT_MAX_FILE_SIZE,
+		.max_entries = DURESS_DEFAULT_MAX_ENTRIES,
+		.max_params = DURESS_DEFAULT_MAX_PARAMS,
+	};
+}
+
+void duress_opts_default(struct duress_opts *o)
+{
+	*o = (struct duress_opts){
+		.global_dir = DURESS_GLOBAL_DIR,
+		.user_dir = DURESS_USER_DIR_DEFAULT,
+	};
+	duress_caps_default(&o->caps);
+}
+
+int duress_parse_size(const char *s, uint64_t max, uint64_t *ret)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s) {
+		const char *units = "KMG";
+		const char *u = strchr(units, *s);
+
+		if (!u || s[1] != '\0')
+			return -EINVAL;
+		shift = 10U * (unsigned)(u - units + 1);
+		if (v > (max >> shift))
+			return -ERANGE;
+		v <<= shift;
+	}
+	if (v > max)
+		return -ERANGE;
+	*ret = v;
+	return 0;
+}
+
+struct size_option {
+	const char *name;
+	size_t offset;
+	uint64_t min;
+	uint64_t max;
+};
+
+#define CAP(field) offsetof(struct duress_caps, field)
+
+static const struct size_option size_options[] = {
+	{ "max_memory=", CAP(max_memory), 8192, 1ULL << 32 },
+	{ "max_ops=", CAP(max_ops), 1, 64 },
+	{ "max_size=", CAP(max_file_size), 1, 1ULL << 30 },
+	{ "max_entries=", CAP(max_entries), 1, 65536 },
+	{ "max_params=", CAP(max_params), 1, 64 },
+};
+
+static bool parse_size_option(struct duress_caps *caps, const char *arg, struct duress_log *lg)
+{
+	for (size_t i = 0; i < sizeof(size_options) / sizeof(size_options[0]); i++) {
+		const struct size_option *so = &size_options[i];
+		size_t n = strlen(so->name);
+		uint64_t v;
+
+		if (strncmp(arg, so->name, n) != 0)
+			continue;
+		if (duress_parse_size(arg + n, so->max, &v) < 0 || v < so->min) {
+			duress_log(lg, LOG_ERR, "bad value in option \"%s\", ignoring", arg);
+			return true;
+		}
+		*(uint64_t *)((char *)caps + so->offset) = v;
+		return true;
+	}
+	return false;
+}
+
+static bool parse_flag(struct duress_opts *o, const char *arg)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} flags[] = {
+		{ "deny", offsetof(struct duress_opts, deny) },
+		{ "allow_root", offsetof(struct duress_opts, allow_root) },
+		{ "legacy_sha256", offsetof(struct duress_opts, legacy_sha256) },
+		{ "debug", offsetof(struct duress_opts, debug) },
+		{ "quiet", offsetof(struct duress_opts, quiet) },
+	};
+
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		if (strcmp(arg, flags[i].name) == 0) {
+			*(bool *)((char *)o + flags[i].offset) = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const char *value_of(const char *arg, const char *key)
+{
+	size_t n = strlen(key);
+
+	return strncmp(arg, key, n) == 0 ? arg + n : NULL;
+}
+
+static bool parse_string(struct duress_opts *o, const char *arg, struct duress_log *lg)
+{
+	const char *v;
+
+	if ((v = value_of(arg, "global_dir="))) {
+		if (*v && *v != '/')
+			duress_log(lg, LOG_ERR, "global_dir must be absolute: \"%s\", ignoring", v);
+		else
+			o->global_dir = v;
+	} else if ((v = value_of(arg, "user_dir="))) {
+		o->user_dir = v;
+	} else if ((v = value_of(arg, "group="))) {
+		o->group = *v ? v : NULL;
+	} else if ((v = value_of(arg, "services="))) {
+		o->services = v;
+	} else if ((v = value_of(arg, "wait="))) {
+		uint64_t secs;
+
+		if (duress_parse_size(v, DURESS_MAX_WAIT, &secs) < 0 || strpbrk(v, "KMG"))
+			duress_log(lg, LOG_ERR, "bad value in option \"%s\", ignoring", arg);
+		else
+			o->wait_seconds = (unsigned)secs;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+void duress_opts_parse(struct duress_opts *o, int argc, const char **argv, struct duress_log *lg)
+{
+	/* debug and quiet change how the other options are reported: look first. */
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "debug") == 0)
+			o->debug = lg->debug = true;
+		else if (strcmp(argv[i], "quiet") == 0)
+			o->quiet = lg->quiet = true;
+	}
+	for (int i = 0; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (parse_flag(o, arg) || parse_string(o, arg, lg) ||
+		    parse_size_option(&o->caps, arg, lg))
+			continue;
+		duress_log(lg, LOG_ERR, "unknown option \"%s\", ignoring", arg);
+	}
+}
+
+bool duress_service_allowed(const struct duress_opts *o, const char *service)
+{
+	const char *p = o->services;
+	size_t n;
+
+	if (!p)
+		return true;
+	if (!service)
+		return false;
+	n = strlen(service);
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && strncmp(p, service, n) == 0)
+			return true;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+int duress_expand_user_dir(const char *tmpl, const char *user, const char *home, char *out,
+			   size_t outlen)
+{
+	size_t used = 0;
+
+	for (const char *p = tmpl; *p; p++) {
+		const char *piece = p;
+		size_t len = 1;
+
+		if (*p == '%') {
+			p++;
+			if (*p == 'h')
+				piece = home;
+			else if (*p == 'u')
+				piece = user;
+			else if (*p == '%')
+				piece = p;
+			else
+				return -EINVAL;
+			/* A user name must not walk out of the directory. */
+			if (piece == user && (strchr(user, '/') || strcmp(user, ".") == 0 ||
+					      strcmp(user, "..") == 0))
+				return -EINVAL;
+			len = piece == p ? 1 : strlen(piece);
+			/* An empty home or name would silently point somewhere else. */
+			if (len == 0)
+				return -EINVAL;
+		}
+		if (len >= outlen - used)
+			return -ENAMETOOLONG;
+		memcpy(out + used, piece, len);
+		used += len;
+	}
+	out[used] = '\0';
+	return out[0] == '/' ? 0 : -EINVAL;
+}

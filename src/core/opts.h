@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+
+#ifndef DURESS_GLOBAL_DIR
+#define DURESS_GLOBAL_DIR "/etc/duress.d"
+#endif
+#define DURESS_USER_DIR_DEFAULT "%h/.duress"
+
+/* Everything a user-controlled file can make the module spend is capped here. */
+struct duress_caps {
+	uint64_t max_memory;    /* Argon2id memory per signature, bytes */
+	uint64_t max_ops;       /* Argon2id passes per signature */
+	uint64_t max_file_size; /* bytes per action */
+	uint64_t max_entries;   /* directory entries (actions, signatures, others) */
+	uint64_t max_params;    /* distinct (salt, cost) sets per directory */
+};
+
+#define DURESS_DEFAULT_MAX_MEMORY (256ULL << 20)
+#define DURESS_DEFAULT_MAX_OPS 4ULL
+#define DURESS_DEFAULT_MAX_FILE_SIZE (16ULL << 20)
+#define DURESS_DEFAULT_MAX_ENTRIES 256ULL
+#define DURESS_DEFAULT_MAX_PARAMS 4ULL
+
+/* Longest wait= the module honours; a login must not hang for ever. */
+#define DURESS_MAX_WAIT 600U
+
+/*
+ * Module options.  String members point into the argv that PAM hands the
+ * module, which outlives every call; nothing here is allocated.
+ */
+struct duress_opts {
+	const char *global_dir; /* "" disables global actions */
+	const char *user_dir;   /* template with %h and %u; "" disables */
+	const char *group;      /* NULL: every user may have per-user actions */
+	const char *services;   /* comma-separated; NULL: every service */
+	unsigned wait_seconds;
+	bool deny;
+	bool allow_root;
+	bool legacy_sha256;
+	bool debug;
+	bool quiet;
+	struct duress_caps caps;
+};
+
+void duress_caps_default(struct duress_caps *caps);
+void duress_opts_default(struct duress_opts *o);
+
+/*
+ * Fills *o from module arguments.  Unknown or malformed options are logged
+ * ("…, ignoring") and leave the default in place, as Linux-PAM modules do.
+ */
+void duress_opts_parse(struct duress_opts *o, int argc, const char **argv, struct duress_log *lg);
+
+bool duress_service_allowed(const struct duress_opts *o, const char *service);
+
+/*
+ * Expands %h (home) and %u (user) and %% in a user_dir template.
+ * Returns 0, -ENAMETOOLONG, or -EINVAL (unknown escape, or a result that is
+ * not an absolute path).
+ */
+int duress_expand_user_dir(const char *tmpl, const char *user, const char *home, char *out,
+			   size_t outlen);
+
+/* Parses a decimal size with an optional K, M or G suffix (powers of 1024). */
+int duress_parse_size(const char *s, uint64_t max, uint64_t *ret);

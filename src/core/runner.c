@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ROOT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define USER_PATH "/usr/local/bin:/usr/bin:/bin"
+#define ACTION_FD 3
+#define MAX_GROUPS 65536
+
+static int env_add(char **envp, size_t *n, const char *key, const char *value)
+{
+	if (!value)
+		return 0;
+	if (asprintf(&envp[*n], "%s=%s", key, value) < 0) {
+		envp[*n] = NULL;
+		return -ENOMEM;
+	}
+	(*n)++;
+	return 0;
+}
+
+static int build_env(struct duress_target *t, const struct passwd *pw,
+		     const struct duress_pam_items *it)
+{
+	const struct {
+		const char *key;
+		const char *value;
+	} vars[] = {
+		{ "PATH", pw->pw_uid == 0 ? ROOT_PATH : USER_PATH },
+		{ "HOME", pw->pw_dir },
+		{ "USER", pw->pw_name },
+		{ "LOGNAME", pw->pw_name },
+		{ "SHELL", pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh" },
+		{ "PAM_USER", it->user },
+		{ "PAM_SERVICE", it->service },
+		{ "PAM_RHOST", it->rhost },
+		{ "PAM_RUSER", it->ruser },
+		{ "PAM_TTY", it->tty },
+		{ "PAM_TYPE", "auth" },
+		{ "PAMUSER", it->user },
+	};
+	size_t n = 0;
+	const size_t max = sizeof(vars) / sizeof(vars[0]);
+
+	t->envp = calloc(max + 1, sizeof(char *));
+	if (!t->envp)
+		return -ENOMEM;
+	for (size_t i = 0; i < max; i++)
+		if (env_add(t->envp, &n, vars[i].key, vars[i].value) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static int build_groups(struct duress_target *t, const struct passwd *pw)
+{
+	int n = 32;
+
+	for (;;) {
+		gid_t *g = reallocarray(t->groups, (size_t)n, sizeof(gid_t));
+		int want = n;
+
+		if (!g)
+			return -ENOMEM;
+		t->groups = g;
+		if (getgrouplist(pw->pw_name, pw->pw_gid, t->groups, &want) >= 0) {
+			t->n_groups = (size_t)want;
+			return 0;
+		}
+		if (want <= n || want > MAX_GROUPS)
+			return -E2BIG;
+		n = want;
+	}
+}
+
+int duress_target_init(struct duress_target *t, const struct passwd *pw,
+		       const struct duress_pam_items *items)
+{
+	int r;
+
+	*t = (struct duress_target){ .uid = pw->pw_uid, .gid = pw->pw_gid };
+	r = build_env(t, pw, items);
+	if (r == 0)
+		r = build_groups(t, pw);
+	if (r < 0)
+		duress_target_free(t);
+	return r;
+}
+
+void duress_target_free(struct duress_target *t)
+{
+	for (size_t i = 0; t->envp && t->envp[i]; i++)
+		free(t->envp[i]);
+	free(t->envp);
+	free(t->groups);
+	*t = (struct duress_target){ 0 };
+}
+
+/*
+ * Everything from here to duress_spawn runs in children of a possibly
+ * multithreaded process: async-signal-safe calls and raw system calls only.
+ * glibc's setuid() family may try to talk to the parent's other threads,
+ * hence syscall().
+ */
+static int drop_privileges(const struct duress_target *t)
+{
+	if (geteuid() != 0)
+		return geteuid() == t->uid ? 0 : -1;
+	if (syscall(SYS_setgroups, t->n_groups, t->groups) != 0 ||
+	    syscall(SYS_setresgid, t->gid, t->gid, t->gid) != 0 ||
+	    syscall(SYS_setresuid, t->uid, t->uid, t->uid) != 0)
+		return -1;
+	if (getuid() != t->uid || geteuid() != t->uid || getgid() != t->gid ||
+	    getegid() != t->gid)
+		return -1;
+	/* Losing root must be for good. */
+	if (t->uid != 0 && syscall(SYS_setresuid, 0, 0, 0) == 0)
+		return -1;
+	return 0;
+}
+
+static void reset_signals(void)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static void exec_job(const struct duress_job *job, int devnull)
+{
+	char fd_path[] = "/dev/fd/3";
+	char *const argv[] = { job->name, NULL };
+	char *const sh_argv[] = { job->name, fd_path, NULL };
+	int action = fcntl(job->memfd, F_DUPFD, 10);
+	int null = fcntl(devnull, F_DUPFD, 10);
+
+	if (action < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    dup2(null, 2) < 0 || dup2(action, ACTION_FD) < 0)
+		_exit(127);
+	(void)close_range(ACTION_FD + 1, ~0U, 0);
+	/* An ELF binary does not need its descriptor; a script's interpreter does. */
+	if (job->elf)
+		(void)fcntl(ACTION_FD, F_SETFD, FD_CLOEXEC);
+	if (chdir("/") != 0 || drop_privileges(job->target) != 0)
+		_exit(126);
+	umask(077);
+	fexecve(ACTION_FD, argv, job->target->envp);
+	/* No #! line and not a binary: run it with /bin/sh, as execvp() does. */
+	if (errno == ENOEXEC)
+		execve("/bin/sh", sh_argv, job->target->envp);
+	_exit(127);
+}
+
+static void run_jobs(const struct duress_job *jobs, size_t n, int devnull)
+{
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = _Fork();
+		int status;
+
+		if (pid == 0)
+			exec_job(&jobs[i], devnull);
+		if (pid < 0)
+			continue;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+}
+
+static _Noreturn void first_child(const struct duress_job *jobs, size_t n, int devnull)
+{
+	pid_t pid;
+
+	/* It holds a copy of the application's memory: keep it out of core dumps. */
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	reset_signals();
+	if (setsid() < 0)
+		_exit(1);
+	/* The runner is orphaned at once and adopted by init (or a subreaper). */
+	pid = _Fork();
+	if (pid == 0) {
+		run_jobs(jobs, n, devnull);
+		_exit(0);
+	}
+	_exit(pid < 0 ? 1 : 0);
+}
+
+/* Waits until the runner closes the pipe (it exits) or the time is up. */
+static void wait_for_runner(int fd, unsigned seconds)
+{
+	struct timespec start, now;
+	long elapsed_ms = 0;
+	char c;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (elapsed_ms < (long)seconds * 1000L) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = poll(&p, 1, (int)((long)seconds * 1000L - elapsed_ms));
+
+		if (r > 0 && read(fd, &c, 1) <= 0)
+			return;
+		if (r == 0)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		elapsed_ms = (now.tv_sec - start.tv_sec) * 1000L +
+			     (now.tv_nsec - start.tv_nsec) / 1000000L;
+	}
+}
+
+int duress_spawn(const struct duress_job *jobs, size_t n_jobs, unsigned wait_seconds,
+		 const struct duress_log *lg)
+{
+	int done[2] = { -1, -1 };
+	int devnull;
+	int r = 0;
+	int status = 0;
+	pid_t pid;
+
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull < 0)
+		return -errno;
+	if (wait_seconds > 0 && pipe2(done, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto out;
+	}
+	/*
+	 * clone() with no exit signal: the application is never sent SIGCHLD
+	 * for this child, and its own waitpid(-1) cannot reap it (__WALL can).
+	 * With every argument zero this is fork() on every architecture.
+	 */
+	pid = (pid_t)syscall(SYS_clone, 0UL, 0UL, 0UL, 0UL, 0UL);
+	if (pid == 0) {
+		if (done[0] >= 0)
+			close(done[0]);
+		first_child(jobs, n_jobs, devnull);
+	}
+	if (pid < 0) {
+		r = -errno;
+		duress_log(lg, LOG_ERR, "cannot start the action runner: %m");
+		goto out;
+	}
+	while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		r = -ECHILD;
+		duress_log(lg, LOG_ERR, "cannot start the action runner");
+		goto out;
+	}
+	if (done[1] >= 0) {
+		close(done[1]);
+		done[1] = -1;
+		wait_for_runner(done[0], wait_seconds);
+	}
+out:
+	if (done[0] >= 0)
+		close(done[0]);
+	if (done[1] >= 0)
+		close(done[1]);
+	close(devnull);
+	return r;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <pwd.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "log.h"
+
+/* PAM items passed to actions as PAM_* variables; NULL ones are left out. */
+struct duress_pam_items {
+	const char *user;
+	const char *service;
+	const char *rhost;
+	const char *ruser;
+	const char *tty;
+};
+
+/* Who an action runs as, with everything prepared before any fork. */
+struct duress_target {
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;
+	size_t n_groups;
+	char **envp;
+};
+
+struct duress_job {
+	int memfd;        /* sealed copy of the verified bytes; not owned */
+	bool elf;
+	char *name;       /* argv[0]; not owned */
+	const struct duress_target *target;
+};
+
+/* Returns 0 or -errno.  pw is the account the action runs as. */
+int duress_target_init(struct duress_target *t, const struct passwd *pw,
+		       const struct duress_pam_items *items);
+void duress_target_free(struct duress_target *t);
+
+/*
+ * Runs the jobs one after another, in order, in a runner process that is
+ * fully detached from the caller: the caller gets no SIGCHLD, keeps no zombie,
+ * and may be multithreaded (the children use async-signal-safe calls only).
+ * Waits up to wait_seconds for the runner to finish.  Returns 0 once the
+ * runner exists, or -errno if it could not be started.
+ */
+int duress_spawn(const struct duress_job *jobs, size_t n_jobs, unsigned wait_seconds,
+		 const struct duress_log *lg);

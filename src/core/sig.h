@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opts.h"
+
+/*
+ * A signature is one line of text:
+ *
+ *   $duress$v=1$m=<KiB>,t=<passes>,p=1$<salt>$<content-sha256>$<tag>
+ *
+ * fields in unpadded standard base64 (as PHC strings).  key = Argon2id(password,
+ * salt, m, t); tag = HMAC-SHA256(key, DURESS_TAG_CONTEXT || content-sha256).
+ * The content hash lets `duress check` tell "changed since signing" without the
+ * password; the tag binds the password to that content.
+ */
+#define DURESS_SIG_PREFIX "$duress$v=1$"
+#define DURESS_SALT_LEN 16
+#define DURESS_HASH_LEN 32
+#define DURESS_KEY_LEN 32
+#define DURESS_TAG_LEN 32
+/* A signature file larger than this is not a signature. */
+#define DURESS_SIG_MAX 512
+#define DURESS_LEGACY_SUFFIX ".sha256"
+#define DURESS_SIG_SUFFIX ".sig"
+
+struct duress_params {
+	uint32_t mem_kib;
+	uint32_t ops;
+	unsigned char salt[DURESS_SALT_LEN];
+};
+
+struct duress_sig {
+	struct duress_params params;
+	unsigned char content_hash[DURESS_HASH_LEN];
+	unsigned char tag[DURESS_TAG_LEN];
+};
+
+/* 0, or -EINVAL for anything that is not exactly one well-formed v1 line. */
+int duress_sig_parse(const char *text, size_t len, struct duress_sig *ret);
+
+/* Writes the line with its trailing newline; returns its length or -ENOSPC. */
+int duress_sig_format(const struct duress_sig *sig, char *buf, size_t buflen);
+
+/* 0; -E2BIG above the caps; -EINVAL below libsodium's minimums. */
+int duress_params_check(const struct duress_params *p, const struct duress_caps *caps);
+
+/* libsodium's INTERACTIVE cost and a fresh random salt. */
+void duress_params_new(struct duress_params *p, uint64_t mem_bytes, uint64_t ops);
+
+bool duress_params_equal(const struct duress_params *a, const struct duress_params *b);
+
+/* 0 or -ENOMEM.  The caller wipes key. */
+int duress_derive_key(const char *password, size_t len, const struct duress_params *p,
+		      unsigned char key[DURESS_KEY_LEN]);
+
+void duress_tag(const unsigned char key[DURESS_KEY_LEN],
+		const unsigned char content_hash[DURESS_HASH_LEN], unsigned char tag[DURESS_TAG_LEN]);
+
+/* Whether `expected` is the tag of content_hash under key; constant time. */
+bool duress_tag_matches(const unsigned char key[DURESS_KEY_LEN],
+			const unsigned char content_hash[DURESS_HASH_LEN],
+			const unsigned char expected[DURESS_TAG_LEN]);
+
+/* nuvious/pam-duress NAME.sha256: SHA-256(SHA-256(content) || password), compared in constant time. */
+bool duress_legacy_matches(const unsigned char content_hash[DURESS_HASH_LEN], const char *password,
+			   size_t len, const unsigned char expected[DURESS_HASH_LEN]);

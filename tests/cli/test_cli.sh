@@ -1,0 +1,197 @@
+#!/bin/bash
+# The duress CLI, driven as a user would: exit statuses, files written,
+# messages.  TAP output for meson.  Usage: test_cli.sh PATH/TO/duress
+set -u
+DURESS=$1
+# DURESS_WRAPPER (e.g. valgrind) wraps every duress invocation.
+WRAP=${DURESS_WRAPPER:-}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; echo "SKIP: $1" >&2; }
+check() { # check DESCRIPTION COMMAND...
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+duress() { $WRAP "$DURESS" "$@"; }
+# Cheap cost keeps the suite fast; the default cost is tested once.
+sign() { duress sign --stdin --memlimit 8K --opslimit 1 "$@"; }
+new_action() { # new_action PATH [CONTENT]
+	printf '%s\n' "${2:-#!/bin/sh
+echo hello}" >"$1"
+	chmod 700 "$1"
+}
+sig_field() { cut -d'$' -f"$2" "$1.sig"; }
+
+mkdir -m 700 "$T/d"
+A=$T/d/alert
+new_action "$A"
+
+# --- sign and verify -------------------------------------------------------
+out=$(echo 'Duress-pw-1' | sign "$A" 2>&1)
+check "sign exits 0" test $? -eq 0
+check "sign says what it did" grep -q "alert: signed" <<<"$out"
+check "signature is written" test -f "$A.sig"
+check "signature mode is 0600" test "$(stat -c %a "$A.sig")" = 600
+check "signature owned like the action" test "$(stat -c %u:%g "$A.sig")" = "$(stat -c %u:%g "$A")"
+check "signature is one line" test "$(wc -l <"$A.sig")" -eq 1
+check "signature has the v1 format" grep -Eq '^\$duress\$v=1\$m=8,t=1,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}\$[A-Za-z0-9+/]{43}$' "$A.sig"
+check "signature records SHA-256 of the content" test "$(sig_field "$A" 6)" = "$(sha256sum "$A" | cut -c1-64 | xxd -r -p | base64 | tr -d '=')"
+check "no temporary file left behind" test "$(ls -A "$T/d" | wc -l)" -eq 2
+
+echo 'Duress-pw-1' | duress verify --stdin "$A" >/dev/null
+check "verify: right password exits 0" test $? -eq 0
+echo 'Duress-pw-2' | duress verify --stdin "$A" >/dev/null
+check "verify: wrong password exits 1" test $? -eq 1
+printf 'Duress-pw-1' | duress verify --stdin "$A" >/dev/null
+check "verify: --stdin without a newline works" test $? -eq 0
+printf 'Duress-pw-1\nsomething else\n' | duress verify --stdin "$A" >/dev/null
+check "verify: --stdin reads exactly one line" test $? -eq 0
+printf 'Duress-pw-1\r\n' | duress verify --stdin "$A" >/dev/null
+check "verify: a carriage return is part of the password" test $? -eq 1
+
+# --- salt and cost reuse ---------------------------------------------------
+B=$T/d/bravo
+new_action "$B" '#!/bin/sh
+echo other'
+echo 'Another-pw-9' | sign "$B" >/dev/null 2>&1
+check "second action in a directory reuses salt and cost" test "$(sig_field "$A" 4)$(sig_field "$A" 5)" = "$(sig_field "$B" 4)$(sig_field "$B" 5)"
+C=$T/d/charlie
+new_action "$C"
+echo 'Another-pw-9' | duress sign --stdin --memlimit 16K --opslimit 2 "$C" >/dev/null 2>&1
+check "explicit cost gets a new salt and that cost" test "$(sig_field "$C" 4)" = "m=16,t=2,p=1" -a "$(sig_field "$C" 5)" != "$(sig_field "$A" 5)"
+rm -f "$C" "$C.sig"
+
+mkdir -m 700 "$T/fresh"
+new_action "$T/fresh/x"
+echo 'Default-cost-7' | duress sign --stdin "$T/fresh/x" >/dev/null 2>&1
+check "default cost is libsodium INTERACTIVE (64 MiB, 2 passes)" test "$(sig_field "$T/fresh/x" 4)" = "m=65536,t=2,p=1"
+echo 'Default-cost-7' | duress verify --stdin "$T/fresh/x" >/dev/null
+check "default-cost signature verifies" test $? -eq 0
+
+# --- content changes ---------------------------------------------------------
+echo '# changed' >>"$A"
+err=$(echo 'Duress-pw-1' | duress verify --stdin "$A" 2>&1 >/dev/null)
+check "verify after a change exits 1" test $? -eq 1
+check "verify says the content changed" grep -q "content changed since signing" <<<"$err"
+echo 'Duress-pw-1' | sign "$A" >/dev/null 2>&1
+echo 'Duress-pw-1' | duress verify --stdin "$A" >/dev/null
+check "re-signing replaces the signature atomically" test $? -eq 0 -a "$(ls -A "$T/d" | wc -l)" -eq 4
+
+# --- refusals -----------------------------------------------------------------
+before=$(cat "$A.sig")
+err=$(echo '' | sign "$A" 2>&1)
+check "empty password refused" test $? -ne 0
+check "empty password: one-line error" test "$(wc -l <<<"$err")" -eq 1 -a -n "$err"
+check "refused sign leaves the old signature" test "$(cat "$A.sig")" = "$before"
+head -c 600 /dev/zero | tr '\0' a | { cat; echo; } | sign "$A" >/dev/null 2>&1
+check "password over 512 bytes refused" test $? -ne 0
+for bad in .hidden x.sig x.sha256 x~ x.swp x.bak '#x#' x.dpkg-old; do
+	new_action "$T/d/$bad"
+	err=$(echo 'Duress-pw-1' | sign "$T/d/$bad" 2>&1)
+	check "refuses to sign non-action name '$bad'" test $? -ne 0 -a ! -e "$T/d/$bad.sig"
+	rm -f "$T/d/$bad"
+done
+ln -s "$A" "$T/d/link"
+echo 'Duress-pw-1' | sign "$T/d/link" >/dev/null 2>&1
+check "refuses a symlink" test $? -ne 0 -a ! -e "$T/d/link.sig"
+rm -f "$T/d/link"
+mkfifo "$T/d/fifo"
+echo 'Duress-pw-1' | timeout 10 "$DURESS" sign --stdin "$T/d/fifo" >/dev/null 2>&1
+rc=$?
+check "refuses a FIFO without hanging" test $rc -ne 0 -a $rc -ne 124
+rm -f "$T/d/fifo"
+echo 'Duress-pw-1' | sign "$T/d/missing" >/dev/null 2>&1
+check "missing file: non-zero exit" test $? -ne 0
+duress verify --stdin "$T/d/missing" </dev/null >/dev/null 2>&1
+check "verify of a missing file exits 2" test $? -eq 2
+new_action "$T/d/nosig"
+echo 'x' | duress verify --stdin "$T/d/nosig" >/dev/null 2>&1
+check "verify without a signature exits 2" test $? -eq 2
+echo 'garbage' >"$T/d/nosig.sig"
+echo 'x' | duress verify --stdin "$T/d/nosig" >/dev/null 2>&1
+check "verify of a malformed signature exits 2" test $? -eq 2
+rm -f "$T/d/nosig" "$T/d/nosig.sig"
+err=$(duress sign </dev/null 2>&1)
+check "sign with no FILE: error and exit 2" test $? -eq 2 -a "$(wc -l <<<"$err")" -eq 1
+err=$(setsid -w "$DURESS" sign "$A" </dev/null 2>&1)
+check "no terminal and no --stdin: clear error" test $? -ne 0 -a -n "$(grep -- --stdin <<<"$err")"
+
+# --- what still needs fixing is reported -------------------------------------
+D=$T/d/delta
+new_action "$D"
+chmod 600 "$D"
+err=$(echo 'Duress-pw-1' | sign "$D" 2>&1)
+check "warns that the action is not executable" grep -q "not executable" <<<"$err"
+chmod 770 "$D"
+err=$(echo 'Duress-pw-1' | sign "$D" 2>&1)
+check "warns that the action is group-writable" grep -q "writable by group or others" <<<"$err"
+chmod 700 "$D"
+chmod 777 "$T/d"
+err=$(echo 'Duress-pw-1' | sign "$D" 2>&1)
+check "warns that the directory is world-writable" grep -q "will skip this directory" <<<"$err"
+chmod 700 "$T/d"
+err=$(echo 'Duress-pw-1' | sign "$D" 2>&1)
+check "no warning once everything is right" test -z "$(grep -i warning <<<"$err")"
+
+# --- legacy signatures ----------------------------------------------------------
+L=$T/d/legacy
+new_action "$L"
+{ sha256sum "$L" | cut -c1-64 | xxd -r -p; printf 'Old-pw'; } | sha256sum | cut -c1-64 | xxd -r -p >"$L.sha256"
+echo 'Old-pw' | duress verify --stdin "$L" >/dev/null 2>&1
+check "verify understands a legacy .sha256 signature" test $? -eq 0
+echo 'Old-pW' | duress verify --stdin "$L" >/dev/null 2>&1
+check "legacy signature: wrong password exits 1" test $? -eq 1
+
+# --- help, version, alias --------------------------------------------------------
+duress --help | grep -q "Usage: duress"
+check "--help exits 0 with usage" test "${PIPESTATUS[0]}" -eq 0
+duress sign --help | grep -q "sign"
+check "sign --help exits 0" test "${PIPESTATUS[0]}" -eq 0
+duress --version | grep -Eq '^duress [0-9]'
+check "--version" test "${PIPESTATUS[0]}" -eq 0
+err=$(duress frobnicate 2>&1)
+check "unknown command: exit 2, one line" test $? -eq 2 -a "$(wc -l <<<"$err")" -eq 1
+err=$(duress sign --bogus "$A" </dev/null 2>&1)
+check "unknown option: exit 2" test $? -eq 2
+ln -s "$DURESS" "$T/duress_sign"
+E=$T/d/echo
+new_action "$E"
+echo 'Alias-pw-3' | $WRAP "$T/duress_sign" --stdin --memlimit 8K --opslimit 1 "$E" >/dev/null 2>&1
+echo 'Alias-pw-3' | duress verify --stdin "$E" >/dev/null
+check "duress_sign is an alias of duress sign" test $? -eq 0
+
+# --- root: ownership and someone else's files -------------------------------------
+if [ "$(id -u)" -ne 0 ]; then
+	skip "ownership of signatures written by root (needs root)"
+	skip "a user cannot sign someone else's action (needs root to set up)"
+	skip "real password refused (needs root)"
+else
+	mkdir -m 755 "$T/u"
+	chown 65534:65534 "$T/u"
+	new_action "$T/u/act"
+	chown 65534:65534 "$T/u/act"
+	echo 'Root-signs-4' | sign "$T/u/act" >/dev/null 2>&1
+	check "root signing a user's action: signature owned by the user" test "$(stat -c %u:%g:%a "$T/u/act.sig")" = "65534:65534:600"
+	new_action "$T/u/roots"
+	echo 'Root-signs-4' | setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$T/u/roots" >/dev/null 2>&1
+	check "a user cannot sign someone else's action" test $? -ne 0 -a ! -e "$T/u/roots.sig"
+	# The owner's real password is looked up through NSS: fake it with nss_wrapper.
+	hash=$(python3 -c 'import crypt; print(crypt.crypt("Real-pw-5", crypt.mksalt(crypt.METHOD_SHA512)))' 2>/dev/null)
+	printf 'nobody:x:65534:65534:n:/nonexistent:/bin/sh\n' >"$T/passwd"
+	printf 'nobody::\n' >"$T/group"
+	printf 'nobody:%s:19000:0:99999:7:::\n' "$hash" >"$T/shadow"
+	new_action "$T/u/real"
+	chown 65534:65534 "$T/u/real"
+	err=$(echo 'Real-pw-5' | LD_PRELOAD=libnss_wrapper.so NSS_WRAPPER_PASSWD=$T/passwd NSS_WRAPPER_GROUP=$T/group NSS_WRAPPER_SHADOW=$T/shadow "$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$T/u/real" 2>&1)
+	check "the account's real password is refused" test $? -ne 0 -a ! -e "$T/u/real.sig"
+	check "real password: the message says why" grep -q "real password" <<<"$err"
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

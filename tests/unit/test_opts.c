@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Module option parsing, services=, and user_dir= expansion. */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/opts.h"
+
+static struct duress_log quiet_log;
+
+static void parse(struct duress_opts *o, int argc, const char **argv)
+{
+	quiet_log = (struct duress_log){ 0 };
+	duress_opts_default(o);
+	duress_opts_parse(o, argc, argv, &quiet_log);
+}
+
+static void defaults(void **state)
+{
+	struct duress_opts o;
+
+	(void)state;
+	parse(&o, 0, NULL);
+	assert_string_equal(o.global_dir, DURESS_GLOBAL_DIR);
+	assert_string_equal(o.user_dir, "%h/.duress");
+	assert_null(o.group);
+	assert_null(o.services);
+	assert_false(o.deny || o.allow_root || o.legacy_sha256 || o.debug || o.quiet);
+	assert_int_equal(o.wait_seconds, 0);
+	assert_int_equal(o.caps.max_memory, 256ULL << 20);
+	assert_int_equal(o.caps.max_file_size, 16ULL << 20);
+}
+
+static void every_option(void **state)
+{
+	const char *argv[] = {
+		"global_dir=/srv/g", "user_dir=/var/lib/duress/%u", "deny", "allow_root",
+		"group=duress", "services=login,gdm-password", "wait=30", "legacy_sha256",
+		"debug", "quiet", "max_memory=64M", "max_ops=3", "max_size=1K",
+		"max_entries=10", "max_params=2",
+	};
+	struct duress_opts o;
+
+	(void)state;
+	parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv);
+	assert_string_equal(o.global_dir, "/srv/g");
+	assert_string_equal(o.user_dir, "/var/lib/duress/%u");
+	assert_true(o.deny && o.allow_root && o.legacy_sha256 && o.debug && o.quiet);
+	assert_true(quiet_log.debug && quiet_log.quiet);
+	assert_string_equal(o.group, "duress");
+	assert_string_equal(o.services, "login,gdm-password");
+	assert_int_equal(o.wait_seconds, 30);
+	assert_int_equal(o.caps.max_memory, 64ULL << 20);
+	assert_int_equal(o.caps.max_ops, 3);
+	assert_int_equal(o.caps.max_file_size, 1024);
+	assert_int_equal(o.caps.max_entries, 10);
+	assert_int_equal(o.caps.max_params, 2);
+}
+
+/* Bad values keep the default; nothing aborts the parse. */
+static void bad_values_keep_defaults(void **state)
+{
+	const char *argv[] = {
+		"global_dir=relative", "wait=-1", "wait=601", "wait=5K", "max_memory=1",
+		"max_memory=12Q", "max_ops=0", "max_size=", "max_entries=99999999999999999999999",
+		"frobnicate", "deny=yes", "", "quiet",
+	};
+	struct duress_opts o, d;
+
+	(void)state;
+	parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv);
+	duress_opts_default(&d);
+	assert_string_equal(o.global_dir, d.global_dir);
+	assert_int_equal(o.wait_seconds, 0);
+	assert_false(o.deny);
+	assert_memory_equal(&o.caps, &d.caps, sizeof(d.caps));
+}
+
+static void empty_values_disable(void **state)
+{
+	const char *argv[] = { "user_dir=", "global_dir=", "group=" };
+	struct duress_opts o;
+
+	(void)state;
+	parse(&o, 3, argv);
+	assert_string_equal(o.user_dir, "");
+	assert_string_equal(o.global_dir, "");
+	assert_null(o.group);
+}
+
+static void services_list(void **state)
+{
+	const char *argv[] = { "services=login,gdm-password,su" };
+	struct duress_opts o;
+
+	(void)state;
+	parse(&o, 1, argv);
+	assert_true(duress_service_allowed(&o, "login"));
+	assert_true(duress_service_allowed(&o, "gdm-password"));
+	assert_true(duress_service_allowed(&o, "su"));
+	assert_false(duress_service_allowed(&o, "sshd"));
+	assert_false(duress_service_allowed(&o, "gdm"));
+	assert_false(duress_service_allowed(&o, "s"));
+	assert_false(duress_service_allowed(&o, "login,su"));
+	assert_false(duress_service_allowed(&o, NULL));
+	o.services = NULL;
+	assert_true(duress_service_allowed(&o, "sshd"));
+	o.services = "";
+	assert_false(duress_service_allowed(&o, "sshd"));
+}
+
+static void expand_user_dir(void **state)
+{
+	char out[PATH_MAX];
+	char tiny[16];
+
+	(void)state;
+	assert_int_equal(duress_expand_user_dir("%h/.duress", "alice", "/home/alice", out,
+						sizeof(out)), 0);
+	assert_string_equal(out, "/home/alice/.duress");
+	assert_int_equal(duress_expand_user_dir("/var/lib/duress/%u", "alice", "/h", out,
+						sizeof(out)), 0);
+	assert_string_equal(out, "/var/lib/duress/alice");
+	assert_int_equal(duress_expand_user_dir("/x/%%u/%u%%", "a", "/h", out, sizeof(out)), 0);
+	assert_string_equal(out, "/x/%u/a%");
+	assert_int_equal(duress_expand_user_dir("%q", "a", "/h", out, sizeof(out)), -EINVAL);
+	assert_int_equal(duress_expand_user_dir("/x/%", "a", "/h", out, sizeof(out)), -EINVAL);
+	assert_int_equal(duress_expand_user_dir("%u/x", "a", "/h", out, sizeof(out)), -EINVAL);
+	assert_int_equal(duress_expand_user_dir("%h/x", "a", "", out, sizeof(out)), -EINVAL);
+	assert_int_equal(duress_expand_user_dir("/d/%u", "../etc", "/h", out, sizeof(out)),
+			 -EINVAL);
+	assert_int_equal(duress_expand_user_dir("/d/%u", "..", "/h", out, sizeof(out)), -EINVAL);
+	assert_int_equal(duress_expand_user_dir("%h/.duress", "a", "/home/a-long-name", tiny,
+						sizeof(tiny)), -ENAMETOOLONG);
+	assert_int_equal(duress_expand_user_dir("/123456789012345", "a", "/h", tiny, sizeof(tiny)),
+			 -ENAMETOOLONG);
+	assert_int_equal(duress_expand_user_dir("/12345678901234", "a", "/h", tiny, sizeof(tiny)),
+			 0);
+}
+
+static void parse_size(void **state)
+{
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(duress_parse_size("0", 10, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(duress_parse_size("2K", UINT64_MAX, &v), 0);
+	assert_int_equal(v, 2048);
+	assert_int_equal(duress_parse_size("3G", UINT64_MAX, &v), 0);
+	assert_int_equal(v, 3ULL << 30);
+	assert_int_equal(duress_parse_size("11", 10, &v), -ERANGE);
+	assert_int_equal(duress_parse_size("1K", 1023, &v), -ERANGE);
+	assert_int_equal(duress_parse_size("18446744073709551616", UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(duress_parse_size("17179869184G", UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(duress_parse_size("", 10, &v), -EINVAL);
+	assert_int_equal(duress_parse_size("1KB", UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(duress_parse_size("k", UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(duress_parse_size(" 1", UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(duress_parse_size(NULL, UINT64_MAX, &v), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(every_option),
+		cmocka_unit_test(bad_values_keep_defaults),
+		cmocka_unit_test(empty_values_disable),
+		cmocka_unit_test(services_list),
+		cmocka_unit_test(expand_user_dir),
+		cmocka_unit_test(parse_size),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

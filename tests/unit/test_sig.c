@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The signature line: format, parsing, caps and the tag. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <sodium.h>
+
+#include "core/sig.h"
+
+/* A fixed signature, so that the text is known in advance. */
+static void fixed_sig(struct duress_sig *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->params.mem_kib = 65536;
+	s->params.ops = 2;
+	memset(s->params.salt, 0x11, sizeof(s->params.salt));
+	memset(s->content_hash, 0x22, sizeof(s->content_hash));
+	memset(s->tag, 0x33, sizeof(s->tag));
+}
+
+#define SALT "EREREREREREREREREREREQ"
+#define HASH "IiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiI"
+#define TAG "MzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzM"
+#define LINE(head, salt, hash, tag) head "$" salt "$" hash "$" tag
+#define HEAD "$duress$v=1$m=65536,t=2,p=1"
+
+static const char fixed_line[] = LINE(HEAD, SALT, HASH, TAG) "\n";
+
+static void format_known_answer(void **state)
+{
+	struct duress_sig s;
+	char buf[DURESS_SIG_MAX + 1];
+	int n;
+
+	(void)state;
+	fixed_sig(&s);
+	n = duress_sig_format(&s, buf, sizeof(buf));
+	assert_int_equal(n, (int)strlen(fixed_line));
+	assert_string_equal(buf, fixed_line);
+}
+
+static void parse_round_trip(void **state)
+{
+	struct duress_sig s, back;
+
+	(void)state;
+	fixed_sig(&s);
+	assert_int_equal(duress_sig_parse(fixed_line, strlen(fixed_line), &back), 0);
+	assert_memory_equal(&s, &back, sizeof(s));
+	/* The trailing newline is optional. */
+	assert_int_equal(duress_sig_parse(fixed_line, strlen(fixed_line) - 1, &back), 0);
+	assert_memory_equal(&s, &back, sizeof(s));
+}
+
+static void format_too_small_buffer(void **state)
+{
+	struct duress_sig s;
+	char buf[40];
+
+	(void)state;
+	fixed_sig(&s);
+	assert_int_equal(duress_sig_format(&s, buf, sizeof(buf)), -ENOSPC);
+}
+
+/* Each line differs from the good one in exactly one way and must be refused. */
+static void parse_rejects(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"\n",
+		LINE("$duress$v=2$m=65536,t=2,p=1", SALT, HASH, TAG),
+		LINE("$duress$v=1$m=65536,t=2,p=2", SALT, HASH, TAG),
+		LINE("$duress$v=1$m=065536,t=2,p=1", SALT, HASH, TAG),
+		LINE("$duress$v=1$m=99999999999,t=2,p=1", SALT, HASH, TAG),
+		LINE("$duress$v=1$m=4294967296,t=2,p=1", SALT, HASH, TAG),
+		LINE("$duress$v=1$m=,t=2,p=1", SALT, HASH, TAG),
+		LINE("$duress$v=1$m=-1,t=2,p=1", SALT, HASH, TAG),
+		LINE("$duress$v=1$m=+1,t=2,p=1", SALT, HASH, TAG),
+		LINE("$duress$v=1$t=2,m=65536,p=1", SALT, HASH, TAG),
+		LINE("$duress$v=1$m=65536,t=2", SALT, HASH, TAG),
+		LINE("$duress$v=1$m=65536,t=2,p=1,x=1", SALT, HASH, TAG),
+		LINE("$dures$v=1$m=65536,t=2,p=1", SALT, HASH, TAG),
+		/* salt one character short, one too many, padded, bad alphabet */
+		LINE(HEAD, "ERERERERERERERERERERE", HASH, TAG),
+		LINE(HEAD, SALT "A", HASH, TAG),
+		LINE(HEAD, SALT "==", HASH, TAG),
+		LINE(HEAD, "EREREREREREREREREREREQ-", HASH, TAG),
+		LINE(HEAD, "ERERERERERERERERERER_Q", HASH, TAG),
+		/* non-canonical: unused low bits set in the last character */
+		LINE(HEAD, "EREREREREREREREREREERR", HASH, TAG),
+		LINE(HEAD, SALT, "IiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiJ", TAG),
+		/* empty fields, missing tag, extra field */
+		LINE(HEAD, "", HASH, TAG),
+		LINE(HEAD, SALT, HASH, ""),
+		HEAD "$" SALT "$" HASH,
+		LINE(HEAD, SALT, HASH, TAG) "$",
+		LINE(HEAD, SALT, HASH, TAG) "$" TAG,
+		/* two lines, CR, leading space, trailing space */
+		LINE(HEAD, SALT, HASH, TAG) "\n\n",
+		LINE(HEAD, SALT, HASH, TAG) "\r\n",
+		" " LINE(HEAD, SALT, HASH, TAG),
+		LINE(HEAD, SALT, HASH, TAG) " ",
+	};
+	struct duress_sig s;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (duress_sig_parse(bad[i], strlen(bad[i]), &s) != -EINVAL)
+			fail_msg("accepted bad line %zu: %s", i, bad[i]);
+	}
+}
+
+static void parse_rejects_embedded_nul_and_overlong(void **state)
+{
+	char buf[DURESS_SIG_MAX + 2];
+	struct duress_sig s;
+
+	(void)state;
+	memcpy(buf, fixed_line, sizeof(fixed_line));
+	buf[20] = '\0';
+	assert_int_equal(duress_sig_parse(buf, strlen(fixed_line), &s), -EINVAL);
+	memset(buf, 'A', sizeof(buf));
+	assert_int_equal(duress_sig_parse(buf, sizeof(buf), &s), -EINVAL);
+}
+
+static void params_caps(void **state)
+{
+	struct duress_caps caps;
+	struct duress_params p = { .mem_kib = 65536, .ops = 2 };
+
+	(void)state;
+	duress_caps_default(&caps);
+	assert_int_equal(duress_params_check(&p, &caps), 0);
+	p.mem_kib = (uint32_t)(caps.max_memory / 1024 + 1);
+	assert_int_equal(duress_params_check(&p, &caps), -E2BIG);
+	p.mem_kib = 65536;
+	p.ops = (uint32_t)caps.max_ops + 1;
+	assert_int_equal(duress_params_check(&p, &caps), -E2BIG);
+	p.ops = 0;
+	assert_int_equal(duress_params_check(&p, &caps), -EINVAL);
+	p.ops = 1;
+	p.mem_kib = 1;
+	assert_int_equal(duress_params_check(&p, &caps), -EINVAL);
+	/* The caps are the module's; signatures cannot raise them. */
+	p.mem_kib = UINT32_MAX;
+	assert_int_equal(duress_params_check(&p, &caps), -E2BIG);
+}
+
+static void tag_binds_password_and_content(void **state)
+{
+	struct duress_params p;
+	unsigned char k1[DURESS_KEY_LEN], k2[DURESS_KEY_LEN];
+	unsigned char h1[DURESS_HASH_LEN], h2[DURESS_HASH_LEN], tag[DURESS_TAG_LEN];
+
+	(void)state;
+	duress_params_new(&p, crypto_pwhash_MEMLIMIT_MIN, crypto_pwhash_OPSLIMIT_MIN);
+	assert_int_equal(duress_derive_key("duress", 6, &p, k1), 0);
+	assert_int_equal(duress_derive_key("duresS", 6, &p, k2), 0);
+	crypto_hash_sha256(h1, (const unsigned char *)"#!/bin/sh\n", 10);
+	crypto_hash_sha256(h2, (const unsigned char *)"#!/bin/sh \n", 11);
+	duress_tag(k1, h1, tag);
+	assert_true(duress_tag_matches(k1, h1, tag));
+	assert_false(duress_tag_matches(k2, h1, tag));
+	assert_false(duress_tag_matches(k1, h2, tag));
+	tag[DURESS_TAG_LEN - 1] ^= 1;
+	assert_false(duress_tag_matches(k1, h1, tag));
+}
+
+/*
+ * Argon2id known answer, computed with the reference implementation's CLI
+ * (Debian's argon2: echo -n 'correct horse' | argon2 ZZZZZZZZZZZZZZZZ -id -t 1
+ * -k 8 -p 1 -l 32 -r), so signatures stay valid across libsodium versions.
+ */
+static void derive_key_known_answer(void **state)
+{
+	static const unsigned char expected[DURESS_KEY_LEN] = {
+		0xf9, 0x7d, 0x83, 0xba, 0x91, 0xfc, 0x33, 0xf6,
+		0x4a, 0x36, 0x17, 0xa7, 0xef, 0x15, 0xc7, 0x2d,
+		0x99, 0xb7, 0x04, 0xe0, 0xc6, 0x7d, 0x7a, 0x5a,
+		0x3b, 0x14, 0x63, 0xe8, 0x6f, 0xf7, 0x96, 0xbf,
+	};
+	struct duress_params p = { .mem_kib = 8, .ops = 1 };
+	unsigned char key[DURESS_KEY_LEN];
+
+	(void)state;
+	memset(p.salt, 0x5a, sizeof(p.salt));
+	assert_int_equal(duress_derive_key("correct horse", 13, &p, key), 0);
+	assert_memory_equal(key, expected, sizeof(key));
+}
+
+static void params_new_is_random(void **state)
+{
+	struct duress_params a, b;
+
+	(void)state;
+	duress_params_new(&a, crypto_pwhash_MEMLIMIT_INTERACTIVE, crypto_pwhash_OPSLIMIT_INTERACTIVE);
+	duress_params_new(&b, crypto_pwhash_MEMLIMIT_INTERACTIVE, crypto_pwhash_OPSLIMIT_INTERACTIVE);
+	assert_int_equal(a.mem_kib, crypto_pwhash_MEMLIMIT_INTERACTIVE / 1024);
+	assert_int_equal(a.ops, crypto_pwhash_OPSLIMIT_INTERACTIVE);
+	assert_false(duress_params_equal(&a, &b));
+	b = a;
+	assert_true(duress_params_equal(&a, &b));
+	b.ops++;
+	assert_false(duress_params_equal(&a, &b));
+}
+
+/* nuvious/pam-duress: SHA-256(SHA-256(content) || password). */
+static void legacy_known_answer(void **state)
+{
+	unsigned char content_hash[DURESS_HASH_LEN], expected[DURESS_HASH_LEN];
+	unsigned char both[DURESS_HASH_LEN + 6];
+
+	(void)state;
+	crypto_hash_sha256(content_hash, (const unsigned char *)"echo hi\n", 8);
+	memcpy(both, content_hash, DURESS_HASH_LEN);
+	memcpy(both + DURESS_HASH_LEN, "secret", 6);
+	crypto_hash_sha256(expected, both, sizeof(both));
+	assert_true(duress_legacy_matches(content_hash, "secret", 6, expected));
+	assert_false(duress_legacy_matches(content_hash, "secreT", 6, expected));
+	assert_false(duress_legacy_matches(content_hash, "secret", 5, expected));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(format_known_answer),
+		cmocka_unit_test(parse_round_trip),
+		cmocka_unit_test(format_too_small_buffer),
+		cmocka_unit_test(parse_rejects),
+		cmocka_unit_test(parse_rejects_embedded_nul_and_overlong),
+		cmocka_unit_test(params_caps),
+		cmocka_unit_test(tag_binds_password_and_content),
+		cmocka_unit_test(derive_key_known_answer),
+		cmocka_unit_test(params_new_is_random),
+		cmocka_unit_test(legacy_known_answer),
+	};
+
+	if (sodium_init() < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
