@@ -8,6 +8,7 @@
 #include <sodium.h>
 
 #define B64 sodium_base64_VARIANT_ORIGINAL_NO_PADDING
+#define B64_ALPHABET "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 /* Domain separation: a tag of this format is never valid for anything else. */
 static const char tag_context[] = "pam_duress signature v1";
 
@@ -48,6 +49,9 @@ static int parse_b64(const char **pp, const char *end, bool last, unsigned char 
 		return -EINVAL;
 	if (last)
 		stop = end;
+	/* libsodium 1.0.18 decodes some bytes >= 0x80 as if they were letters. */
+	if (strspn(field, B64_ALPHABET) != (size_t)(stop - field))
+		return -EINVAL;
 	if (sodium_base642bin(out, len, field, (size_t)(stop - field), NULL, &bin_len, &b64_end,
 			      B64) != 0 ||
 	    bin_len != len || b64_end != stop)

@@ -1,0 +1,1 @@
+$duress$v=1$m=65536,t=2,p=1$8H905F1ucOxVaAMKgZ1JvQ$rqPizkBuyN2XhcwK65xdeKJmcP5FA1oOOoGVQ9Whh7U$ly8ovlcD4nwFOoFffhaHitbjHkEcvQx0PPcJAfT4pOY

@@ -1,0 +1,1 @@
+$duress$v=1$m=8,t=1,p=1$EREREREREREREREREREREQ$IiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiI$MzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzM
