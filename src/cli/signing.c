@@ -58,6 +58,7 @@ static int split_path(struct action_file *f)
 static int open_action(struct action_file *f, const char *path)
 {
 	unsigned char *buf = NULL;
+	uint64_t len;
 	bool elf;
 	int fd = -1, r = -1;
 
@@ -82,7 +83,7 @@ static int open_action(struct action_file *f, const char *path)
 		fail(path, "out of memory");
 		goto out;
 	}
-	r = duress_stream_content(fd, DURESS_DEFAULT_MAX_FILE_SIZE, -1, buf, f->hash, &elf);
+	r = duress_stream_content(fd, DURESS_DEFAULT_MAX_FILE_SIZE, -1, buf, f->hash, &elf, &len);
 	if (r < 0)
 		fail(path, r == -EFBIG ? "larger than the module's 16 MiB cap" : "cannot be read");
 out:

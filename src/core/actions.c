@@ -37,7 +37,8 @@ const char *duress_skip_reason(enum duress_skip skip)
 		[DURESS_SKIP_SYMLINK] = "symlink",
 		[DURESS_SKIP_NOT_REGULAR] = "not a regular file",
 		[DURESS_SKIP_NOT_EXECUTABLE] = "not executable",
-		[DURESS_SKIP_TOO_LARGE] = "too large",
+		[DURESS_SKIP_TOO_LARGE] = "too large (max_size=)",
+		[DURESS_SKIP_TOTAL_TOO_LARGE] = "the directory's actions together are too large (max_total=)",
 		[DURESS_SKIP_UNREADABLE] = "unreadable",
 	};
 
@@ -328,7 +329,7 @@ static int new_sealable_memfd(void)
 }
 
 int duress_stream_content(int fd, uint64_t max, int memfd, unsigned char *buf,
-			  unsigned char hash[DURESS_HASH_LEN], bool *elf)
+			  unsigned char hash[DURESS_HASH_LEN], bool *elf, uint64_t *ret_len)
 {
 	crypto_hash_sha256_state h;
 	uint64_t total = 0;
@@ -352,6 +353,7 @@ int duress_stream_content(int fd, uint64_t max, int memfd, unsigned char *buf,
 			return r;
 	}
 	crypto_hash_sha256_final(&h, hash);
+	*ret_len = total;
 	if (memfd >= 0 && fcntl(memfd, F_ADD_SEALS,
 				F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0)
 		return -errno;
@@ -365,8 +367,9 @@ int duress_stream_content(int fd, uint64_t max, int memfd, unsigned char *buf,
  * internal errors.
  */
 static int read_content(const struct duress_dir *dir, struct duress_action *a, bool memfd,
-			unsigned char *buf)
+			unsigned char *buf, uint64_t *budget)
 {
+	uint64_t limit, len = 0;
 	struct stat st;
 	int r = 0;
 	int fd = openat(dir->fd, a->name, OPEN_FLAGS);
@@ -380,20 +383,28 @@ static int read_content(const struct duress_dir *dir, struct duress_action *a, b
 		goto out;
 	}
 	a->skip = judge_action(dir, &st);
+	if (a->skip == DURESS_ARMED && (uint64_t)st.st_size > *budget)
+		a->skip = DURESS_SKIP_TOTAL_TOO_LARGE;
 	if (a->skip != DURESS_ARMED)
 		goto out;
+	/* What is read, not what stat said, is charged: the file may change. */
+	limit = dir->caps->max_file_size < *budget ? dir->caps->max_file_size : *budget;
 	if (memfd && (a->memfd = new_sealable_memfd()) < 0) {
 		r = a->memfd;
 		a->memfd = -1;
 		goto out;
 	}
-	r = duress_stream_content(fd, dir->caps->max_file_size, a->memfd, buf, a->content_hash,
-				  &a->elf);
+	r = duress_stream_content(fd, limit, a->memfd, buf, a->content_hash, &a->elf, &len);
 	/* The file's own faults skip it; only the memfd's are internal errors. */
-	if (r == -EFBIG || r == -EIO) {
-		a->skip = r == -EFBIG ? DURESS_SKIP_TOO_LARGE : DURESS_SKIP_UNREADABLE;
+	if (r == -EFBIG) {
+		a->skip = limit == *budget ? DURESS_SKIP_TOTAL_TOO_LARGE : DURESS_SKIP_TOO_LARGE;
+		len = limit;
+		r = 0;
+	} else if (r == -EIO) {
+		a->skip = DURESS_SKIP_UNREADABLE;
 		r = 0;
 	}
+	*budget -= len;
 out:
 	close(fd);
 	if ((r < 0 || a->skip != DURESS_ARMED) && a->memfd >= 0) {
@@ -415,6 +426,7 @@ static int verify_actions(struct duress_dir *dir, unsigned char (*keys)[DURESS_K
 			  const char *password, size_t len)
 {
 	unsigned char *buf = malloc(DURESS_READ_CHUNK);
+	uint64_t budget = dir->caps->max_total;
 	int matches = 0;
 
 	if (!buf)
@@ -425,7 +437,7 @@ static int verify_actions(struct duress_dir *dir, unsigned char (*keys)[DURESS_K
 
 		if (a->skip != DURESS_ARMED)
 			continue;
-		r = read_content(dir, a, true, buf);
+		r = read_content(dir, a, true, buf, &budget);
 		if (r < 0) {
 			matches = r;
 			break;
@@ -474,6 +486,7 @@ out:
 void duress_dir_hash(struct duress_dir *dir)
 {
 	unsigned char *buf = malloc(DURESS_READ_CHUNK);
+	uint64_t budget = dir->caps->max_total;
 
 	if (!buf)
 		return;
@@ -482,7 +495,7 @@ void duress_dir_hash(struct duress_dir *dir)
 
 		if (a->skip != DURESS_ARMED || a->legacy)
 			continue;
-		if (read_content(dir, a, false, buf) == 0 && a->skip == DURESS_ARMED &&
+		if (read_content(dir, a, false, buf, &budget) == 0 && a->skip == DURESS_ARMED &&
 		    memcmp(a->content_hash, a->sig.content_hash, DURESS_HASH_LEN) != 0)
 			a->skip = DURESS_SKIP_CHANGED;
 	}

@@ -28,6 +28,7 @@ enum duress_skip {
 	DURESS_SKIP_NOT_REGULAR,
 	DURESS_SKIP_NOT_EXECUTABLE,
 	DURESS_SKIP_TOO_LARGE,
+	DURESS_SKIP_TOTAL_TOO_LARGE,
 	DURESS_SKIP_UNREADABLE,
 };
 
@@ -92,9 +93,10 @@ void duress_dir_free(struct duress_dir *dir);
  * Reads fd to its end into a SHA-256 and, if memfd >= 0, into memfd, which
  * is then sealed.  buf holds DURESS_READ_CHUNK bytes.  Returns 0; -EFBIG past
  * max bytes; -EIO if fd cannot be read; another -errno if memfd fails.
+ * *ret_len is the number of bytes read.
  */
 int duress_stream_content(int fd, uint64_t max, int memfd, unsigned char *buf,
-			  unsigned char hash[DURESS_HASH_LEN], bool *elf);
+			  unsigned char hash[DURESS_HASH_LEN], bool *elf, uint64_t *ret_len);
 
 /* Whether a directory entry name can be an action at all. */
 bool duress_is_action_name(const char *name);

@@ -11,7 +11,8 @@
 
 #include "actions.h"
 
-#define PW_BUF_MAX (1U << 20)
+/* Buffers for the *_r lookups grow on ERANGE up to this. */
+#define LOOKUP_BUF_MAX (1U << 20)
 
 int duress_getpw(const char *name, uid_t uid, struct duress_passwd **ret)
 {
@@ -36,7 +37,7 @@ int duress_getpw(const char *name, uid_t uid, struct duress_passwd **ret)
 		free(p);
 		if (r != ERANGE)
 			return r == 0 ? -ENOENT : -r;
-		if (size >= PW_BUF_MAX)
+		if (size >= LOOKUP_BUF_MAX)
 			return -ERANGE;
 		size *= 2;
 	}
@@ -45,37 +46,74 @@ int duress_getpw(const char *name, uid_t uid, struct duress_passwd **ret)
 /*
  * pam_unix never accepts a password for a hash starting with '!' (passwd -l,
  * usermod -L) or '*' (no password): neither does a duress password.  If the
- * shadow entry cannot be read (not root), the passwd field still counts.
+ * shadow entry cannot be read at all (not root), the passwd field still
+ * counts; an entry too large to read counts as locked.
  */
 static bool account_locked(const struct passwd *pw)
 {
-	char buf[4096];
-	struct spwd sp, *found = NULL;
+	bool locked = false;
+	size_t size = 4096;
 
 	if (pw->pw_passwd && (pw->pw_passwd[0] == '!' || pw->pw_passwd[0] == '*'))
 		return true;
-	if (getspnam_r(pw->pw_name, &sp, buf, sizeof(buf), &found) != 0 || !found)
-		return false;
-	return found->sp_pwdp && (found->sp_pwdp[0] == '!' || found->sp_pwdp[0] == '*');
+	for (;;) {
+		struct spwd sp, *found = NULL;
+		char *buf = malloc(size);
+		int r;
+
+		if (!buf)
+			return true;
+		r = getspnam_r(pw->pw_name, &sp, buf, size, &found);
+		if (r == 0 && found)
+			locked = found->sp_pwdp &&
+				 (found->sp_pwdp[0] == '!' || found->sp_pwdp[0] == '*');
+		free(buf);
+		if (r != ERANGE)
+			return locked;
+		if (size >= LOOKUP_BUF_MAX)
+			return true;
+		size *= 2;
+	}
 }
 
+static int group_gid(const char *name, gid_t *ret)
+{
+	for (size_t size = 4096;; size *= 2) {
+		struct group gr, *found = NULL;
+		char *buf = malloc(size);
+		int r;
+
+		if (!buf)
+			return -ENOMEM;
+		r = getgrnam_r(name, &gr, buf, size, &found);
+		if (r == 0 && found)
+			*ret = found->gr_gid;
+		free(buf);
+		if (r == 0)
+			return found ? 0 : -ENOENT;
+		if (r != ERANGE || size >= LOOKUP_BUF_MAX)
+			return -r;
+	}
+}
+
+/* Membership by primary group or supplementary groups; any failure is "no". */
 static bool in_group(const struct passwd *pw, const char *group)
 {
-	char buf[16384];
-	struct group gr, *found = NULL;
-	gid_t groups[256];
-	int n = (int)(sizeof(groups) / sizeof(groups[0]));
+	struct duress_target t;
+	struct duress_pam_items none = { 0 };
+	bool member = false;
+	gid_t gid = (gid_t)-1;
 
-	if (getgrnam_r(group, &gr, buf, sizeof(buf), &found) != 0 || !found)
+	if (group_gid(group, &gid) < 0)
 		return false;
-	if (pw->pw_gid == found->gr_gid)
+	if (pw->pw_gid == gid)
 		return true;
-	if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0)
+	if (duress_target_init(&t, pw, &none) < 0)
 		return false;
-	for (int i = 0; i < n; i++)
-		if (groups[i] == found->gr_gid)
-			return true;
-	return false;
+	for (size_t i = 0; i < t.n_groups && !member; i++)
+		member = t.groups[i] == gid;
+	duress_target_free(&t);
+	return member;
 }
 
 /* One directory's part of an authentication. */

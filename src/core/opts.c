@@ -10,6 +10,7 @@ void duress_caps_default(struct duress_caps *caps)
 		.max_memory = DURESS_DEFAULT_MAX_MEMORY,
 		.max_ops = DURESS_DEFAULT_MAX_OPS,
 		.max_file_size = DURESS_DEFAULT_MAX_FILE_SIZE,
+		.max_total = DURESS_DEFAULT_MAX_TOTAL,
 		.max_entries = DURESS_DEFAULT_MAX_ENTRIES,
 		.max_params = DURESS_DEFAULT_MAX_PARAMS,
 	};
@@ -66,6 +67,7 @@ static const struct size_option size_options[] = {
 	{ "max_memory=", CAP(max_memory), 8192, 1ULL << 32 },
 	{ "max_ops=", CAP(max_ops), 1, 64 },
 	{ "max_size=", CAP(max_file_size), 1, 1ULL << 30 },
+	{ "max_total=", CAP(max_total), 1, 1ULL << 32 },
 	{ "max_entries=", CAP(max_entries), 1, 65536 },
 	{ "max_params=", CAP(max_params), 1, 64 },
 };

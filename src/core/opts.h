@@ -17,6 +17,7 @@ struct duress_caps {
 	uint64_t max_memory;    /* Argon2id memory per signature, bytes */
 	uint64_t max_ops;       /* Argon2id passes per signature */
 	uint64_t max_file_size; /* bytes per action */
+	uint64_t max_total;     /* bytes of all actions of a directory together */
 	uint64_t max_entries;   /* directory entries (actions, signatures, others) */
 	uint64_t max_params;    /* distinct (salt, cost) sets per directory */
 };
@@ -24,6 +25,7 @@ struct duress_caps {
 #define DURESS_DEFAULT_MAX_MEMORY (256ULL << 20)
 #define DURESS_DEFAULT_MAX_OPS 4ULL
 #define DURESS_DEFAULT_MAX_FILE_SIZE (16ULL << 20)
+#define DURESS_DEFAULT_MAX_TOTAL (64ULL << 20)
 #define DURESS_DEFAULT_MAX_ENTRIES 256ULL
 #define DURESS_DEFAULT_MAX_PARAMS 4ULL
 

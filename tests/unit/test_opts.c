@@ -35,6 +35,7 @@ static void defaults(void **state)
 	assert_int_equal(o.wait_seconds, 0);
 	assert_int_equal(o.caps.max_memory, 256ULL << 20);
 	assert_int_equal(o.caps.max_file_size, 16ULL << 20);
+	assert_int_equal(o.caps.max_total, 64ULL << 20);
 }
 
 static void every_option(void **state)
@@ -43,7 +44,7 @@ static void every_option(void **state)
 		"global_dir=/srv/g", "user_dir=/var/lib/duress/%u", "deny", "allow_root",
 		"group=duress", "services=login,gdm-password", "wait=30", "legacy_sha256",
 		"debug", "quiet", "max_memory=64M", "max_ops=3", "max_size=1K",
-		"max_entries=10", "max_params=2",
+		"max_entries=10", "max_params=2", "max_total=32M",
 	};
 	struct duress_opts o;
 
@@ -61,6 +62,7 @@ static void every_option(void **state)
 	assert_int_equal(o.caps.max_file_size, 1024);
 	assert_int_equal(o.caps.max_entries, 10);
 	assert_int_equal(o.caps.max_params, 2);
+	assert_int_equal(o.caps.max_total, 32ULL << 20);
 }
 
 /* Bad values keep the default; nothing aborts the parse. */
