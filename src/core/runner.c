@@ -143,16 +143,24 @@ static void reset_signals(void)
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-static void exec_job(const struct duress_job *job, int devnull)
+/* Descriptors the children use; -1 when absent. */
+struct spawn_fds {
+	int devnull;
+	int log_read;  /* with debug: logger(1) reads the actions' output here */
+	int log_write;
+};
+
+static void exec_job(const struct duress_job *job, int devnull, int out)
 {
 	char fd_path[] = "/dev/fd/3";
 	char *const argv[] = { job->name, NULL };
 	char *const sh_argv[] = { job->name, fd_path, NULL };
 	int action = fcntl(job->memfd, F_DUPFD, 10);
-	int null = fcntl(devnull, F_DUPFD, 10);
+	int in = fcntl(devnull, F_DUPFD, 10);
 
-	if (action < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
-	    dup2(null, 2) < 0 || dup2(action, ACTION_FD) < 0)
+	out = fcntl(out, F_DUPFD, 10);
+	if (action < 0 || in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
+	    dup2(out, 2) < 0 || dup2(action, ACTION_FD) < 0)
 		_exit(127);
 	(void)close_range(ACTION_FD + 1, ~0U, 0);
 	/* An ELF binary does not need its descriptor; a script's interpreter does. */
@@ -168,14 +176,41 @@ static void exec_job(const struct duress_job *job, int devnull)
 	_exit(127);
 }
 
-static void run_jobs(const struct duress_job *jobs, size_t n, int devnull)
+/* Returns where the actions' stdout and stderr go. */
+static int start_logger(const struct spawn_fds *fds)
 {
+	char logger[] = "/usr/bin/logger", p[] = "-p", prio[] = "authpriv.debug";
+	char t[] = "-t", tag[] = "pam_duress";
+	char *const argv[] = { logger, p, prio, t, tag, NULL };
+	char *const envp[] = { NULL };
+	pid_t pid;
+
+	if (fds->log_read < 0)
+		return fds->devnull;
+	pid = _Fork();
+	if (pid == 0) {
+		int in = fcntl(fds->log_read, F_DUPFD, 10);
+		int null = fcntl(fds->devnull, F_DUPFD, 10);
+
+		if (in < 0 || null < 0 || dup2(in, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+			_exit(127);
+		(void)close_range(3, ~0U, 0);
+		execve(logger, argv, envp);
+		_exit(127);
+	}
+	return pid < 0 ? fds->devnull : fds->log_write;
+}
+
+static void run_jobs(const struct duress_job *jobs, size_t n, const struct spawn_fds *fds)
+{
+	int out = start_logger(fds);
+
 	for (size_t i = 0; i < n; i++) {
 		pid_t pid = _Fork();
 		int status;
 
 		if (pid == 0)
-			exec_job(&jobs[i], devnull);
+			exec_job(&jobs[i], fds->devnull, out);
 		if (pid < 0)
 			continue;
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -183,7 +218,8 @@ static void run_jobs(const struct duress_job *jobs, size_t n, int devnull)
 	}
 }
 
-static _Noreturn void first_child(const struct duress_job *jobs, size_t n, int devnull)
+static _Noreturn void first_child(const struct duress_job *jobs, size_t n,
+				  const struct spawn_fds *fds)
 {
 	pid_t pid;
 
@@ -195,7 +231,7 @@ static _Noreturn void first_child(const struct duress_job *jobs, size_t n, int d
 	/* The runner is orphaned at once and adopted by init (or a subreaper). */
 	pid = _Fork();
 	if (pid == 0) {
-		run_jobs(jobs, n, devnull);
+		run_jobs(jobs, n, fds);
 		_exit(0);
 	}
 	_exit(pid < 0 ? 1 : 0);
@@ -223,18 +259,33 @@ static void wait_for_runner(int fd, unsigned seconds)
 	}
 }
 
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 int duress_spawn(const struct duress_job *jobs, size_t n_jobs, unsigned wait_seconds,
 		 const struct duress_log *lg)
 {
+	struct spawn_fds fds = { .log_read = -1, .log_write = -1 };
 	int done[2] = { -1, -1 };
-	int devnull;
 	int r = 0;
 	int status = 0;
 	pid_t pid;
 
-	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (devnull < 0)
+	fds.devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fds.devnull < 0)
 		return -errno;
+	if (lg && lg->debug) {
+		int p[2];
+
+		if (pipe2(p, O_CLOEXEC) == 0) {
+			fds.log_read = p[0];
+			fds.log_write = p[1];
+		}
+	}
 	if (wait_seconds > 0 && pipe2(done, O_CLOEXEC) < 0) {
 		r = -errno;
 		goto out;
@@ -246,9 +297,8 @@ int duress_spawn(const struct duress_job *jobs, size_t n_jobs, unsigned wait_sec
 	 */
 	pid = (pid_t)syscall(SYS_clone, 0UL, 0UL, 0UL, 0UL, 0UL);
 	if (pid == 0) {
-		if (done[0] >= 0)
-			close(done[0]);
-		first_child(jobs, n_jobs, devnull);
+		close_fd(&done[0]);
+		first_child(jobs, n_jobs, &fds);
 	}
 	if (pid < 0) {
 		r = -errno;
@@ -263,15 +313,14 @@ int duress_spawn(const struct duress_job *jobs, size_t n_jobs, unsigned wait_sec
 		goto out;
 	}
 	if (done[1] >= 0) {
-		close(done[1]);
-		done[1] = -1;
+		close_fd(&done[1]);
 		wait_for_runner(done[0], wait_seconds);
 	}
 out:
-	if (done[0] >= 0)
-		close(done[0]);
-	if (done[1] >= 0)
-		close(done[1]);
-	close(devnull);
+	close_fd(&done[0]);
+	close_fd(&done[1]);
+	close_fd(&fds.log_read);
+	close_fd(&fds.log_write);
+	close_fd(&fds.devnull);
 	return r;
 }

@@ -42,8 +42,10 @@ void duress_target_free(struct duress_target *t);
  * Runs the jobs one after another, in order, in a runner process that is
  * fully detached from the caller: the caller gets no SIGCHLD, keeps no zombie,
  * and may be multithreaded (the children use async-signal-safe calls only).
- * Waits up to wait_seconds for the runner to finish.  Returns 0 once the
- * runner exists, or -errno if it could not be started.
+ * Waits up to wait_seconds for the runner to finish.  The actions' stdout
+ * and stderr go to /dev/null, or with lg->debug to syslog (authpriv.debug,
+ * tag pam_duress) through logger(1).  Returns 0 once the runner exists, or
+ * -errno if it could not be started.
  */
 int duress_spawn(const struct duress_job *jobs, size_t n_jobs, unsigned wait_seconds,
 		 const struct duress_log *lg);
