@@ -87,7 +87,7 @@ void duress_dir_hash(struct duress_dir *dir);
 
 void duress_dir_free(struct duress_dir *dir);
 
-#define DURESS_READ_CHUNK (64U * 1024U)
+#define DURESS_READ_CHUNK ((size_t)64 * 1024)
 
 /*
  * Reads fd to its end into a SHA-256 and, if memfd >= 0, into memfd, which

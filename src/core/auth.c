@@ -243,6 +243,8 @@ static int start_actions(struct scope_run *user, struct scope_run *global,
 	size_t n_user;
 	int r = 0;
 
+	if (n == 0)
+		return 0;
 	jobs = calloc(n, sizeof(*jobs));
 	if (!jobs)
 		return -ENOMEM;
@@ -301,7 +303,7 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	r = duress_getpw(req->user, 0, &p);
 	if (r == -ENOENT)
 		return DURESS_UNKNOWN_USER;
-	if (r < 0) {
+	if (r < 0 || !p) {
 		errno = -r;
 		duress_log(lg, LOG_ERR, "cannot look up user %s: %m", req->user);
 		return DURESS_ERROR;

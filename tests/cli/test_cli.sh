@@ -3,8 +3,8 @@
 # messages.  TAP output for meson.  Usage: test_cli.sh PATH/TO/duress
 set -u
 DURESS=$1
-# DURESS_WRAPPER (e.g. valgrind) wraps every duress invocation.
-WRAP=${DURESS_WRAPPER:-}
+# DURESS_VALGRIND (set by tools/run-checks.sh) wraps every duress invocation.
+WRAP=${DURESS_VALGRIND:-}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 n=0
@@ -102,7 +102,7 @@ echo 'Duress-pw-1' | sign "$T/d/link" >/dev/null 2>&1
 check "refuses a symlink" test $? -ne 0 -a ! -e "$T/d/link.sig"
 rm -f "$T/d/link"
 mkfifo "$T/d/fifo"
-echo 'Duress-pw-1' | timeout 10 "$DURESS" sign --stdin "$T/d/fifo" >/dev/null 2>&1
+echo 'Duress-pw-1' | timeout 10 $WRAP "$DURESS" sign --stdin "$T/d/fifo" >/dev/null 2>&1
 rc=$?
 check "refuses a FIFO without hanging" test $rc -ne 0 -a $rc -ne 124
 rm -f "$T/d/fifo"
@@ -119,7 +119,7 @@ check "verify of a malformed signature exits 2" test $? -eq 2
 rm -f "$T/d/nosig" "$T/d/nosig.sig"
 err=$(duress sign </dev/null 2>&1)
 check "sign with no FILE: error and exit 2" test $? -eq 2 -a "$(wc -l <<<"$err")" -eq 1
-err=$(setsid -w "$DURESS" sign "$A" </dev/null 2>&1)
+err=$(setsid -w $WRAP "$DURESS" sign "$A" </dev/null 2>&1)
 check "no terminal and no --stdin: clear error" test $? -ne 0 -a -n "$(grep -- --stdin <<<"$err")"
 
 # --- what still needs fixing is reported -------------------------------------
@@ -188,7 +188,7 @@ else
 	printf 'nobody:%s:19000:0:99999:7:::\n' "$hash" >"$T/shadow"
 	new_action "$T/u/real"
 	chown 65534:65534 "$T/u/real"
-	err=$(echo 'Real-pw-5' | LD_PRELOAD=libnss_wrapper.so NSS_WRAPPER_PASSWD=$T/passwd NSS_WRAPPER_GROUP=$T/group NSS_WRAPPER_SHADOW=$T/shadow "$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$T/u/real" 2>&1)
+	err=$(echo 'Real-pw-5' | LD_PRELOAD=${DURESS_PRELOAD_ASAN:+$DURESS_PRELOAD_ASAN:}libnss_wrapper.so NSS_WRAPPER_PASSWD=$T/passwd NSS_WRAPPER_GROUP=$T/group NSS_WRAPPER_SHADOW=$T/shadow "$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$T/u/real" 2>&1)
 	check "the account's real password is refused" test $? -ne 0 -a ! -e "$T/u/real.sig"
 	check "real password: the message says why" grep -q "real password" <<<"$err"
 fi
