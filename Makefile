@@ -9,14 +9,12 @@
 #   make deps             install missing Debian build dependencies (tools/deps.sh)
 #   make clean            remove the build directories
 #
-# Variables: PREFIX (/usr/local), SYSCONFDIR (/etc: global actions live in
-# SYSCONFDIR/duress.d), DESTDIR, BUILDDIR (build), MESON_OPTS (extra options
+# Variables: PREFIX (/usr/local), DESTDIR, BUILDDIR (build), MESON_OPTS (extra options
 # for `meson setup`, e.g. MESON_OPTS=-Dbuildtype=debug).
 # The PAM module goes to the distribution's PAM module directory whatever
 # PREFIX is (libpam's libdir + /security, or -Dpam_moduledir=DIR).
 
 PREFIX ?= /usr/local
-SYSCONFDIR ?= /etc
 DESTDIR ?=
 BUILDDIR ?= build
 MESON ?= meson
@@ -28,7 +26,7 @@ MESON_OPTS ?=
 TESTS := $(if $(and $(wildcard tests/meson.build),$(wildcard fuzz/meson.build)),true,false)
 
 # Options this Makefile owns, as NAME=VALUE (the names Meson introspection uses).
-OPTIONS := prefix=$(PREFIX) sysconfdir=$(SYSCONFDIR) tests=$(TESTS)
+OPTIONS := prefix=$(PREFIX) tests=$(TESTS)
 
 # Succeeds when $(BUILDDIR) is configured with $(OPTIONS).
 options_match = { test -f $(BUILDDIR)/meson-info/intro-buildoptions.json && \
@@ -43,7 +41,7 @@ options_match = { test -f $(BUILDDIR)/meson-info/intro-buildoptions.json && \
 all: configure
 	$(NINJA) -C $(BUILDDIR)
 
-# Configure once; afterwards only when PREFIX, SYSCONFDIR or the presence of
+# Configure once; afterwards only when PREFIX or the presence of
 # tests/ changed.  A directory left half-configured is wiped and set up again.
 configure:
 	@if [ ! -f $(BUILDDIR)/build.ninja ]; then \

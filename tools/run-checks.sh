@@ -169,7 +169,7 @@ step_build()
 	local t0=$SECONDS
 
 	banner "ordinary build (build/)"
-	if ! setup build "tests=$TESTS" "prefix=/usr/local sysconfdir=/etc" || ! build build; then
+	if ! setup build "tests=$TESTS" "prefix=/usr/local" || ! build build; then
 		record "build" $((SECONDS - t0)) 0 1 0 "build failed"
 		return
 	fi
@@ -194,7 +194,7 @@ step_asan()
 	# a NULL "real" crypt_r.  c_link_args come after the project's own flags.
 	opts="b_sanitize=address,undefined b_lundef=false b_asneeded=false"
 	opts+=" c_link_args=-Wl,--no-as-needed tests=$TESTS"
-	if ! setup build-asan "$opts" "prefix=/usr/local sysconfdir=/etc" || ! build build-asan; then
+	if ! setup build-asan "$opts" "prefix=/usr/local" || ! build build-asan; then
 		record "asan" $((SECONDS - t0)) 0 1 0 "build failed"
 		return
 	fi
@@ -250,7 +250,7 @@ step_valgrind()
 		record "valgrind" 0 0 1 0 "no valgrind"
 		return
 	fi
-	if ! setup build "tests=$TESTS" "prefix=/usr/local sysconfdir=/etc" || ! build build; then
+	if ! setup build "tests=$TESTS" "prefix=/usr/local" || ! build build; then
 		record "valgrind" $((SECONDS - t0)) 0 1 0 "build failed"
 		return
 	fi
@@ -327,7 +327,7 @@ step_static()
 {
 	# cppcheck wants build/config.h, clang-tidy build/compile_commands.json.
 	[ -f build/compile_commands.json ] ||
-		setup build "tests=$TESTS" "prefix=/usr/local sysconfdir=/etc"
+		setup build "tests=$TESTS" "prefix=/usr/local"
 	step_cppcheck
 	step_clang_tidy
 }

@@ -216,9 +216,10 @@ static size_t add_jobs(struct duress_job *jobs, size_t n, struct scope_run *s)
 
 		if (!a->matched)
 			continue;
-		jobs[n++] = (struct duress_job){
+		jobs[n] = (struct duress_job){
 			.memfd = a->memfd, .elf = a->elf, .name = a->name, .target = &s->target,
 		};
+		duress_job_prepare(&jobs[n++]);
 	}
 	return n;
 }
@@ -313,7 +314,11 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	mg = check_global(&global, o, req, lg);
 	if (mu < 0 || mg < 0) {
 		errno = mu < 0 ? -mu : -mg;
-		duress_log(lg, LOG_ERR, "internal error while checking actions: %m");
+		if (errno == EACCES)
+			duress_log(lg, LOG_ERR, "cannot create an executable memfd "
+						"(is vm.memfd_noexec 2?): actions cannot run");
+		else
+			duress_log(lg, LOG_ERR, "internal error while checking actions: %m");
 		goto out;
 	}
 	if (mu + mg == 0) {

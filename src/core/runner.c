@@ -150,10 +150,43 @@ struct spawn_fds {
 	int log_write;
 };
 
+void duress_job_prepare(struct duress_job *job)
+{
+	ssize_t n = pread(job->memfd, job->line, DURESS_SHEBANG_MAX, 0);
+	char *p, *end;
+
+	job->interp = job->interp_arg = NULL;
+	if (n < 2 || job->line[0] != '#' || job->line[1] != '!')
+		return;
+	job->line[n] = '\0';
+	end = memchr(job->line, '\n', (size_t)n);
+	/* A line the kernel would truncate is left to the kernel. */
+	if (!end)
+		return;
+	*end = '\0';
+	p = job->line + 2 + strspn(job->line + 2, " \t");
+	if (!*p)
+		return;
+	job->interp = p;
+	p += strcspn(p, " \t");
+	if (*p) {
+		*p++ = '\0';
+		p += strspn(p, " \t");
+		/* As the kernel does: one argument, trailing blanks removed. */
+		for (char *q = p + strlen(p); q > p && (q[-1] == ' ' || q[-1] == '\t');)
+			*--q = '\0';
+		job->interp_arg = *p ? p : NULL;
+	}
+}
+
 static void exec_job(const struct duress_job *job, int devnull, int out)
 {
-	char fd_path[] = "/dev/fd/3";
+	char sh[] = "/bin/sh", fd_path[] = "/dev/fd/3"; /* ACTION_FD */
 	char *const argv[] = { job->name, NULL };
+	char *const script_argv[] = {
+		job->name, job->interp_arg ? job->interp_arg : fd_path,
+		job->interp_arg ? fd_path : NULL, NULL,
+	};
 	char *const sh_argv[] = { job->name, fd_path, NULL };
 	int action = fcntl(job->memfd, F_DUPFD, 10);
 	int in = fcntl(devnull, F_DUPFD, 10);
@@ -169,10 +202,13 @@ static void exec_job(const struct duress_job *job, int devnull, int out)
 	if (chdir("/") != 0 || drop_privileges(job->target) != 0)
 		_exit(126);
 	umask(077);
-	fexecve(ACTION_FD, argv, job->target->envp);
+	if (job->interp)
+		execve(job->interp, script_argv, job->target->envp);
+	else
+		fexecve(ACTION_FD, argv, job->target->envp);
 	/* No #! line and not a binary: run it with /bin/sh, as execvp() does. */
 	if (errno == ENOEXEC)
-		execve("/bin/sh", sh_argv, job->target->envp);
+		execve(sh, sh_argv, job->target->envp);
 	_exit(127);
 }
 

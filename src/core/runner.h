@@ -26,12 +26,26 @@ struct duress_target {
 	char **envp;
 };
 
+/* The kernel reads no more of a #! line than this (BINPRM_BUF_SIZE). */
+#define DURESS_SHEBANG_MAX 256
+
 struct duress_job {
 	int memfd;        /* sealed copy of the verified bytes; not owned */
 	bool elf;
 	char *name;       /* argv[0]; not owned */
 	const struct duress_target *target;
+	/* Filled by duress_job_prepare(), before any fork. */
+	char line[DURESS_SHEBANG_MAX + 1]; /* the #! line, split in place */
+	char *interp;     /* the #! interpreter, or NULL: execute the memfd itself */
+	char *interp_arg; /* its optional argument, or NULL */
 };
+
+/*
+ * Reads the #! line of the job's memfd, so that a script can be started as
+ * `interpreter [arg] /dev/fd/3` with argv[0] the action's name (the kernel
+ * would put the interpreter's path there).
+ */
+void duress_job_prepare(struct duress_job *job);
 
 /* Returns 0 or -errno.  pw is the account the action runs as. */
 int duress_target_init(struct duress_target *t, const struct passwd *pw,

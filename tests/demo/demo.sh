@@ -133,6 +133,7 @@ cat >"$HOME_A/.duress/evidence" <<'EOF'
 	echo "--- action ran at $(date '+%H:%M:%S') ---"
 	echo "uid:    $(id -u)"
 	echo "groups: $(id -G)"
+	echo "argv:   $(tr '\0' ' ' </proc/$$/cmdline)"
 	echo "\$0:     $0"
 	echo "cwd:    $(pwd)"
 	echo "umask:  $(umask)"
