@@ -2,7 +2,7 @@
 /*
  * duress: sign and verify duress actions.
  *
- *   duress sign [--stdin] [--memlimit BYTES] [--opslimit N] FILE...
+ *   duress sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N] FILE...
  *   duress verify [--stdin] FILE
  *
  * Installed also as duress_sign, which behaves as "duress sign".
@@ -29,7 +29,7 @@ static void usage(FILE *out)
 	fputs("Usage: duress COMMAND [OPTION]... ARG...\n"
 	      "\n"
 	      "Commands:\n"
-	      "  sign [--stdin] [--memlimit BYTES] [--opslimit N] FILE...\n"
+	      "  sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N] FILE...\n"
 	      "        bind a duress password to each action FILE, writing FILE.sig\n"
 	      "  verify [--stdin] FILE\n"
 	      "        say whether a password matches FILE's signature (runs nothing);\n"
@@ -37,6 +37,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "Options:\n"
 	      "  --stdin          read the password as one line from standard input\n"
+	      "  --also FILE      bind a companion file too (up to 8): if it changes,\n"
+	      "                   the action no longer runs\n"
 	      "  --memlimit BYTES Argon2id memory for a new salt (K, M, G suffixes)\n"
 	      "  --opslimit N     Argon2id passes for a new salt\n"
 	      "  -h, --help       show this help\n"
@@ -46,10 +48,11 @@ static void usage(FILE *out)
 	      out);
 }
 
-enum { OPT_STDIN = 256, OPT_MEMLIMIT, OPT_OPSLIMIT, OPT_VERSION };
+enum { OPT_STDIN = 256, OPT_ALSO, OPT_MEMLIMIT, OPT_OPSLIMIT, OPT_VERSION };
 
 static const struct option long_options[] = {
 	{ "stdin", no_argument, NULL, OPT_STDIN },
+	{ "also", required_argument, NULL, OPT_ALSO },
 	{ "memlimit", required_argument, NULL, OPT_MEMLIMIT },
 	{ "opslimit", required_argument, NULL, OPT_OPSLIMIT },
 	{ "help", no_argument, NULL, 'h' },
@@ -59,12 +62,11 @@ static const struct option long_options[] = {
 
 struct cli {
 	bool from_stdin;
-	uint64_t memlimit; /* 0: the directory's, or libsodium's INTERACTIVE */
-	uint64_t opslimit;
+	struct duress_sign_opts sign;
 };
 
 /* Returns the index of the first operand, or -1 (exit status in *status). */
-static int parse_options(struct cli *c, int argc, char **argv, bool allow_cost, int *status)
+static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, int *status)
 {
 	int opt;
 
@@ -74,13 +76,25 @@ static int parse_options(struct cli *c, int argc, char **argv, bool allow_cost, 
 		case OPT_STDIN:
 			c->from_stdin = true;
 			break;
+		case OPT_ALSO:
+			if (!for_sign)
+				goto bad;
+			if (c->sign.n_also == DURESS_ALSO_MAX_FILES) {
+				fprintf(stderr, "duress: at most %d --also files\n",
+					DURESS_ALSO_MAX_FILES);
+				*status = 2;
+				return -1;
+			}
+			c->sign.also[c->sign.n_also++] = optarg;
+			break;
 		case OPT_MEMLIMIT:
 		case OPT_OPSLIMIT:
-			if (!allow_cost)
+			if (!for_sign)
 				goto bad;
 			if (duress_parse_size(optarg, UINT32_MAX * 1024ULL,
-					      opt == OPT_MEMLIMIT ? &c->memlimit : &c->opslimit) < 0 ||
-			    (opt == OPT_OPSLIMIT && c->opslimit > UINT32_MAX)) {
+					      opt == OPT_MEMLIMIT ? &c->sign.memlimit
+								  : &c->sign.opslimit) < 0 ||
+			    (opt == OPT_OPSLIMIT && c->sign.opslimit > UINT32_MAX)) {
 				fprintf(stderr, "duress: bad value for --%s: %s\n",
 					opt == OPT_MEMLIMIT ? "memlimit" : "opslimit", optarg);
 				*status = 2;
@@ -122,7 +136,7 @@ static int cmd_sign(int argc, char **argv)
 	if (duress_read_password(c.from_stdin, true, &pw) < 0)
 		return 1;
 	for (int i = first; i < argc; i++)
-		if (duress_sign_file(argv[i], pw, c.memlimit, c.opslimit) < 0)
+		if (duress_sign_file(argv[i], pw, &c.sign) < 0)
 			status = 1;
 	duress_password_free(pw);
 	return status;

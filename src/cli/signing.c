@@ -145,9 +145,10 @@ static bool directory_params(const struct action_file *f, struct duress_params *
 	return found;
 }
 
-static void choose_params(const struct action_file *f, uint64_t memlimit, uint64_t opslimit,
+static void choose_params(const struct action_file *f, const struct duress_sign_opts *opts,
 			  struct duress_params *p)
 {
+	uint64_t memlimit = opts->memlimit, opslimit = opts->opslimit;
 	struct duress_params existing;
 	bool have = directory_params(f, &existing);
 	uint64_t mem = memlimit ? memlimit : crypto_pwhash_MEMLIMIT_INTERACTIVE;
@@ -249,8 +250,63 @@ static void report_state(const struct action_file *f)
 	duress_dir_free(&dir);
 }
 
-int duress_sign_file(const char *path, const struct duress_password *pw, uint64_t memlimit,
-		     uint64_t opslimit)
+/* A directory as the module would judge one of the action owner's. */
+static void owner_dir(const struct action_file *f, struct duress_caps *caps, struct duress_dir *dir)
+{
+	duress_caps_default(caps);
+	*dir = (struct duress_dir){
+		.path = f->dir, .scope = DURESS_SCOPE_USER, .owner = f->st.st_uid, .fd = -1,
+		.caps = caps,
+	};
+}
+
+/* Turns f->hash into the hash bound to sig's companion files; -1 after an error. */
+static int bind_companions(const struct action_file *f, const struct duress_sig *sig,
+			   unsigned char hash[DURESS_HASH_LEN])
+{
+	struct duress_caps caps;
+	struct duress_dir dir;
+	unsigned char *buf;
+	uint64_t budget;
+	enum duress_skip skip;
+
+	memcpy(hash, f->hash, DURESS_HASH_LEN);
+	if (sig->also_len == 0)
+		return 0;
+	owner_dir(f, &caps, &dir);
+	budget = caps.max_total;
+	buf = malloc(DURESS_READ_CHUNK);
+	if (!buf)
+		return fail(f->path, "out of memory");
+	skip = duress_bind_companions(&dir, sig, buf, &budget, hash);
+	free(buf);
+	if (skip != DURESS_ARMED)
+		return fail(f->path, duress_skip_reason(skip));
+	return 0;
+}
+
+/* Records the companion files by absolute path, symlinks resolved. */
+static int add_companions(const struct action_file *f, const struct duress_sign_opts *opts,
+			  struct duress_sig *sig)
+{
+	sig->also_len = 0;
+	for (size_t i = 0; i < opts->n_also; i++) {
+		char *abs = realpath(opts->also[i], NULL);
+		int r = abs ? duress_sig_add_also(sig, abs) : -errno;
+
+		free(abs);
+		if (r < 0) {
+			fprintf(stderr, "duress: %s: companion %s: %s\n", f->path, opts->also[i],
+				r == -E2BIG ? "too many companion files or paths too long"
+					    : strerror(-r));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int duress_sign_file(const char *path, const struct duress_password *pw,
+		     const struct duress_sign_opts *opts)
 {
 	struct action_file f;
 	struct duress_sig sig;
@@ -269,15 +325,15 @@ int duress_sign_file(const char *path, const struct duress_password *pw, uint64_
 		goto out;
 	}
 	duress_warn_weak_password(f.st.st_uid, pw);
-	choose_params(&f, memlimit, opslimit, &sig.params);
-	if (check_cost(&f, &sig.params) < 0)
+	choose_params(&f, opts, &sig.params);
+	if (check_cost(&f, &sig.params) < 0 || add_companions(&f, opts, &sig) < 0 ||
+	    bind_companions(&f, &sig, sig.content_hash) < 0)
 		goto out;
 	if (duress_derive_key(pw->text, pw->len, &sig.params, key) < 0) {
 		fail(path, "out of memory for Argon2id");
 		goto out;
 	}
-	memcpy(sig.content_hash, f.hash, sizeof(f.hash));
-	duress_tag(key, f.hash, sig.tag);
+	duress_tag(key, sig.content_hash, sig.tag);
 	sodium_memzero(key, sizeof(key));
 	len = duress_sig_format(&sig, line, sizeof(line));
 	if (len < 0 || write_sig(&f, line, (size_t)len) < 0)
@@ -313,7 +369,7 @@ static int verify_sig(const struct action_file *f, const char *buf, size_t len,
 {
 	struct duress_caps caps;
 	struct duress_sig sig;
-	unsigned char key[DURESS_KEY_LEN];
+	unsigned char key[DURESS_KEY_LEN], hash[DURESS_HASH_LEN];
 	bool match;
 
 	duress_caps_default(&caps);
@@ -321,6 +377,8 @@ static int verify_sig(const struct action_file *f, const char *buf, size_t len,
 		fail(f->path, "signature is malformed");
 		return 2;
 	}
+	if (bind_companions(f, &sig, hash) < 0)
+		return 1;
 	if (duress_params_check(&sig.params, &caps) < 0) {
 		fail(f->path, "signature cost is outside the module's default caps");
 		return 2;
@@ -329,9 +387,9 @@ static int verify_sig(const struct action_file *f, const char *buf, size_t len,
 		fail(f->path, "out of memory for Argon2id");
 		return 2;
 	}
-	match = duress_tag_matches(key, f->hash, sig.tag);
+	match = duress_tag_matches(key, hash, sig.tag);
 	sodium_memzero(key, sizeof(key));
-	if (!match && sodium_memcmp(f->hash, sig.content_hash, DURESS_HASH_LEN) != 0)
+	if (!match && sodium_memcmp(hash, sig.content_hash, DURESS_HASH_LEN) != 0)
 		fprintf(stderr, "duress: %s: content changed since signing\n", f->path);
 	return match ? 0 : 1;
 }

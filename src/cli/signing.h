@@ -3,16 +3,26 @@
 
 #include <stdint.h>
 
+#include <stddef.h>
+
 #include "cli/password.h"
+#include "core/sig.h"
+
+struct duress_sign_opts {
+	uint64_t memlimit; /* 0 (with opslimit 0): the directory's salt and cost, */
+	uint64_t opslimit; /* or else libsodium's INTERACTIVE cost */
+	const char *also[DURESS_ALSO_MAX_FILES]; /* companion files, as given */
+	size_t n_also;
+};
 
 /*
- * Signs the action at path where it lies, writing path.sig atomically
- * (mode 0600, owned like the action).  memlimit/opslimit 0: reuse the
- * directory's salt and cost, or libsodium's INTERACTIVE cost.  Prints what
- * is done and what still needs fixing; returns 0 or -1 after a one-line error.
+ * Signs the action at path where it lies, bound to the companion files,
+ * writing path.sig atomically (mode 0600, owned like the action).  Prints
+ * what is done and what still needs fixing; returns 0 or -1 after a
+ * one-line error.
  */
-int duress_sign_file(const char *path, const struct duress_password *pw, uint64_t memlimit,
-		     uint64_t opslimit);
+int duress_sign_file(const char *path, const struct duress_password *pw,
+		     const struct duress_sign_opts *opts);
 
 /* 0: the password matches; 1: it does not; 2: error (reported). */
 int duress_verify_file(const char *path, const struct duress_password *pw);

@@ -40,6 +40,10 @@ const char *duress_skip_reason(enum duress_skip skip)
 		[DURESS_SKIP_TOO_LARGE] = "too large (max_size=)",
 		[DURESS_SKIP_TOTAL_TOO_LARGE] = "the directory's actions together are too large (max_total=)",
 		[DURESS_SKIP_UNREADABLE] = "unreadable",
+		[DURESS_SKIP_ALSO_MISSING] = "a companion file (--also) is missing or unreadable",
+		[DURESS_SKIP_ALSO_UNSAFE] =
+			"a companion file (--also) is a symlink, not a regular file, has a bad "
+			"owner, is writable by group or others, or is too large",
 	};
 
 	if ((size_t)skip >= sizeof(reasons) / sizeof(reasons[0]) || !reasons[skip])
@@ -405,6 +409,8 @@ static int read_content(const struct duress_dir *dir, struct duress_action *a, b
 		r = 0;
 	}
 	*budget -= len;
+	if (r == 0 && a->skip == DURESS_ARMED && a->sig.also_len > 0)
+		a->skip = duress_bind_companions(dir, &a->sig, buf, budget, a->content_hash);
 out:
 	close(fd);
 	if ((r < 0 || a->skip != DURESS_ARMED) && a->memfd >= 0) {
@@ -412,6 +418,48 @@ out:
 		a->memfd = -1;
 	}
 	return r;
+}
+
+static enum duress_skip hash_companion(const struct duress_dir *dir, const char *path,
+				       unsigned char *buf, uint64_t *budget,
+				       unsigned char hash[DURESS_HASH_LEN])
+{
+	struct stat st;
+	enum duress_skip skip = DURESS_ARMED;
+	uint64_t limit, len = 0;
+	bool elf;
+	int fd = open(path, OPEN_FLAGS);
+
+	if (fd < 0)
+		return errno == ELOOP ? DURESS_SKIP_ALSO_UNSAFE : DURESS_SKIP_ALSO_MISSING;
+	limit = dir->caps->max_file_size < *budget ? dir->caps->max_file_size : *budget;
+	if (fstat(fd, &st) < 0)
+		skip = DURESS_SKIP_ALSO_MISSING;
+	else if (!S_ISREG(st.st_mode) || !owner_ok(dir, st.st_uid) ||
+		 (st.st_mode & (S_IWGRP | S_IWOTH)) || (uint64_t)st.st_size > limit)
+		skip = DURESS_SKIP_ALSO_UNSAFE;
+	else if (duress_stream_content(fd, limit, -1, buf, hash, &elf, &len) < 0)
+		skip = DURESS_SKIP_ALSO_UNSAFE;
+	*budget -= len;
+	close(fd);
+	return skip;
+}
+
+enum duress_skip duress_bind_companions(const struct duress_dir *dir, const struct duress_sig *sig,
+					unsigned char *buf, uint64_t *budget,
+					unsigned char content_hash[DURESS_HASH_LEN])
+{
+	unsigned char hashes[DURESS_ALSO_MAX_FILES][DURESS_HASH_LEN];
+	size_t i = 0;
+
+	for (const char *p = NULL; (p = duress_sig_next_also(sig, p)); i++) {
+		enum duress_skip skip = hash_companion(dir, p, buf, budget, hashes[i]);
+
+		if (skip != DURESS_ARMED)
+			return skip;
+	}
+	duress_bound_hash(sig, content_hash, hashes, content_hash);
+	return DURESS_ARMED;
 }
 
 static bool action_matches(const struct duress_action *a, const unsigned char *key,

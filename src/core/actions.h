@@ -30,6 +30,8 @@ enum duress_skip {
 	DURESS_SKIP_TOO_LARGE,
 	DURESS_SKIP_TOTAL_TOO_LARGE,
 	DURESS_SKIP_UNREADABLE,
+	DURESS_SKIP_ALSO_MISSING,
+	DURESS_SKIP_ALSO_UNSAFE,
 };
 
 const char *duress_skip_reason(enum duress_skip skip);
@@ -97,6 +99,17 @@ void duress_dir_free(struct duress_dir *dir);
  */
 int duress_stream_content(int fd, uint64_t max, int memfd, unsigned char *buf,
 			  unsigned char hash[DURESS_HASH_LEN], bool *elf, uint64_t *ret_len);
+
+/*
+ * Turns an action's SHA-256 (in content_hash) into the hash of the action
+ * bound to sig's companion files (also=), each opened without following a
+ * symlink and judged like a signature: regular, owned by root (or by the
+ * directory's user), not writable by group or others, within max_size.  What
+ * is read is charged to *budget.  Returns DURESS_ARMED or why not.
+ */
+enum duress_skip duress_bind_companions(const struct duress_dir *dir, const struct duress_sig *sig,
+					unsigned char *buf, uint64_t *budget,
+					unsigned char content_hash[DURESS_HASH_LEN]);
 
 /* Whether a directory entry name can be an action at all. */
 bool duress_is_action_name(const char *name);

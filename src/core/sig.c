@@ -2,6 +2,7 @@
 #include "sig.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #define B64_ALPHABET "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 /* Domain separation: a tag of this format is never valid for anything else. */
 static const char tag_context[] = "pam_duress signature v1";
+static const char bound_context[] = "pam_duress bound files v1";
 
 /* A decimal number without sign or leading zero, ending at `end`. */
 static int parse_u32(const char **pp, char end, uint32_t *ret)
@@ -60,6 +62,41 @@ static int parse_b64(const char **pp, const char *end, bool last, unsigned char 
 	return 0;
 }
 
+/* Whether buf holds 1..DURESS_ALSO_MAX_FILES NUL-terminated absolute paths. */
+static bool valid_also(const char *buf, size_t len)
+{
+	size_t files = 0;
+
+	if (len == 0 || buf[len - 1] != '\0')
+		return false;
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1) {
+		size_t n = strlen(buf + i);
+
+		if (n == 0 || buf[i] != '/' || n >= PATH_MAX || ++files > DURESS_ALSO_MAX_FILES)
+			return false;
+	}
+	return true;
+}
+
+/* The optional "also=" field: companion paths, base64 of the NUL-terminated list. */
+static int parse_also(const char **pp, const char *end, struct duress_sig *sig)
+{
+	const char *field = *pp + 5;
+	const char *stop;
+	const char *b64_end = NULL;
+
+	if ((size_t)(end - *pp) < 5 || strncmp(*pp, "also=", 5) != 0)
+		return 0;
+	stop = memchr(field, '$', (size_t)(end - field));
+	if (!stop || strspn(field, B64_ALPHABET) != (size_t)(stop - field) ||
+	    sodium_base642bin((unsigned char *)sig->also, sizeof(sig->also), field,
+			      (size_t)(stop - field), NULL, &sig->also_len, &b64_end, B64) != 0 ||
+	    b64_end != stop || !valid_also(sig->also, sig->also_len))
+		return -EINVAL;
+	*pp = stop + 1;
+	return 0;
+}
+
 int duress_sig_parse(const char *text, size_t len, struct duress_sig *ret)
 {
 	const size_t plen = strlen(DURESS_SIG_PREFIX);
@@ -79,6 +116,7 @@ int duress_sig_parse(const char *text, size_t len, struct duress_sig *ret)
 		end--;
 	if (memchr(line, '\n', (size_t)(end - line)) || strncmp(p, DURESS_SIG_PREFIX, plen) != 0)
 		return -EINVAL;
+	memset(&sig, 0, sizeof(sig));
 	p += plen;
 	if (strncmp(p, "m=", 2) != 0)
 		return -EINVAL;
@@ -89,7 +127,7 @@ int duress_sig_parse(const char *text, size_t len, struct duress_sig *ret)
 	if (parse_u32(&p, ',', &sig.params.ops) < 0 || strncmp(p, "p=", 2) != 0)
 		return -EINVAL;
 	p += 2;
-	if (parse_u32(&p, '$', &par) < 0 || par != 1)
+	if (parse_u32(&p, '$', &par) < 0 || par != 1 || parse_also(&p, end, &sig) < 0)
 		return -EINVAL;
 	if (parse_b64(&p, end, false, sig.params.salt, sizeof(sig.params.salt)) < 0 ||
 	    parse_b64(&p, end, false, sig.content_hash, sizeof(sig.content_hash)) < 0 ||
@@ -99,18 +137,69 @@ int duress_sig_parse(const char *text, size_t len, struct duress_sig *ret)
 	return 0;
 }
 
+const char *duress_sig_next_also(const struct duress_sig *sig, const char *prev)
+{
+	const char *next = prev ? prev + strlen(prev) + 1 : sig->also;
+
+	return next < sig->also + sig->also_len ? next : NULL;
+}
+
+int duress_sig_add_also(struct duress_sig *sig, const char *path)
+{
+	size_t n = strlen(path) + 1;
+	size_t files = 0;
+
+	for (const char *p = NULL; (p = duress_sig_next_also(sig, p));)
+		files++;
+	if (path[0] != '/' || n > PATH_MAX)
+		return -EINVAL;
+	if (files >= DURESS_ALSO_MAX_FILES || n > sizeof(sig->also) - sig->also_len)
+		return -E2BIG;
+	memcpy(sig->also + sig->also_len, path, n);
+	sig->also_len += n;
+	return 0;
+}
+
+void duress_bound_hash(const struct duress_sig *sig, const unsigned char action_hash[DURESS_HASH_LEN],
+		       const unsigned char (*also_hashes)[DURESS_HASH_LEN],
+		       unsigned char out[DURESS_HASH_LEN])
+{
+	crypto_hash_sha256_state h;
+	size_t i = 0;
+
+	if (sig->also_len == 0) {
+		memmove(out, action_hash, DURESS_HASH_LEN);
+		return;
+	}
+	crypto_hash_sha256_init(&h);
+	crypto_hash_sha256_update(&h, (const unsigned char *)bound_context, sizeof(bound_context));
+	crypto_hash_sha256_update(&h, action_hash, DURESS_HASH_LEN);
+	for (const char *p = NULL; (p = duress_sig_next_also(sig, p)); i++) {
+		crypto_hash_sha256_update(&h, (const unsigned char *)p, strlen(p) + 1);
+		crypto_hash_sha256_update(&h, also_hashes[i], DURESS_HASH_LEN);
+	}
+	crypto_hash_sha256_final(&h, out);
+}
+
 int duress_sig_format(const struct duress_sig *sig, char *buf, size_t buflen)
 {
 	char salt[sodium_base64_ENCODED_LEN(DURESS_SALT_LEN, B64)];
 	char hash[sodium_base64_ENCODED_LEN(DURESS_HASH_LEN, B64)];
 	char tag[sodium_base64_ENCODED_LEN(DURESS_TAG_LEN, B64)];
+	char also[sizeof("also=$") + sodium_base64_ENCODED_LEN(DURESS_ALSO_MAX_BYTES, B64)] = "";
 	int n;
 
+	if (sig->also_len > 0) {
+		memcpy(also, "also=", 5);
+		sodium_bin2base64(also + 5, sizeof(also) - 6, (const unsigned char *)sig->also,
+				  sig->also_len, B64);
+		strcat(also, "$");
+	}
 	sodium_bin2base64(salt, sizeof(salt), sig->params.salt, sizeof(sig->params.salt), B64);
 	sodium_bin2base64(hash, sizeof(hash), sig->content_hash, sizeof(sig->content_hash), B64);
 	sodium_bin2base64(tag, sizeof(tag), sig->tag, sizeof(sig->tag), B64);
-	n = snprintf(buf, buflen, DURESS_SIG_PREFIX "m=%u,t=%u,p=1$%s$%s$%s\n",
-		     (unsigned)sig->params.mem_kib, (unsigned)sig->params.ops, salt, hash, tag);
+	n = snprintf(buf, buflen, DURESS_SIG_PREFIX "m=%u,t=%u,p=1$%s%s$%s$%s\n",
+		     (unsigned)sig->params.mem_kib, (unsigned)sig->params.ops, also, salt, hash, tag);
 	if (n < 0 || (size_t)n >= buflen)
 		return -ENOSPC;
 	return n;

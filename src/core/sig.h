@@ -10,11 +10,14 @@
 /*
  * A signature is one line of text:
  *
- *   $duress$v=1$m=<KiB>,t=<passes>,p=1$<salt>$<content-sha256>$<tag>
+ *   $duress$v=1$m=<KiB>,t=<passes>,p=1[$also=<paths>]$<salt>$<content-hash>$<tag>
  *
  * fields in unpadded standard base64 (as PHC strings).  key = Argon2id(password,
- * salt, m, t); tag = HMAC-SHA256(key, DURESS_TAG_CONTEXT || content-sha256).
- * The content hash lets `duress check` tell "changed since signing" without the
+ * salt, m, t); tag = HMAC-SHA256(key, context || content-hash).  The content
+ * hash is the SHA-256 of the action, or, when companion files are bound
+ * (`also`: their absolute paths, each NUL-terminated), the SHA-256 of a
+ * context string, the action's SHA-256, and each companion's path and
+ * SHA-256.  It lets `duress check` tell "changed since signing" without the
  * password; the tag binds the password to that content.
  */
 #define DURESS_SIG_PREFIX "$duress$v=1$"
@@ -23,7 +26,10 @@
 #define DURESS_KEY_LEN 32
 #define DURESS_TAG_LEN 32
 /* A signature file larger than this is not a signature. */
-#define DURESS_SIG_MAX 512
+#define DURESS_SIG_MAX 2048
+/* Companion files: at most this many, their paths at most this many bytes together. */
+#define DURESS_ALSO_MAX_FILES 8
+#define DURESS_ALSO_MAX_BYTES 1024
 #define DURESS_LEGACY_SUFFIX ".sha256"
 #define DURESS_SIG_SUFFIX ".sig"
 
@@ -35,6 +41,8 @@ struct duress_params {
 
 struct duress_sig {
 	struct duress_params params;
+	char also[DURESS_ALSO_MAX_BYTES]; /* NUL-terminated absolute paths, back to back */
+	size_t also_len;                  /* 0: no companion files */
 	unsigned char content_hash[DURESS_HASH_LEN];
 	unsigned char tag[DURESS_TAG_LEN];
 };
@@ -44,6 +52,27 @@ int duress_sig_parse(const char *text, size_t len, struct duress_sig *ret);
 
 /* Writes the line with its trailing newline; returns its length or -ENOSPC. */
 int duress_sig_format(const struct duress_sig *sig, char *buf, size_t buflen);
+
+/*
+ * Iterates over the companion paths: pass NULL first, then the previous
+ * result; NULL at the end.
+ */
+const char *duress_sig_next_also(const struct duress_sig *sig, const char *prev);
+
+/*
+ * Adds a companion path (absolute, at most DURESS_ALSO_MAX_FILES in all).
+ * Returns 0, -EINVAL or -E2BIG.
+ */
+int duress_sig_add_also(struct duress_sig *sig, const char *path);
+
+/*
+ * The content hash a signature records: action_hash itself without companion
+ * files, otherwise the hash over it and each companion's path and hash (in
+ * the order of sig->also).
+ */
+void duress_bound_hash(const struct duress_sig *sig, const unsigned char action_hash[DURESS_HASH_LEN],
+		       const unsigned char (*also_hashes)[DURESS_HASH_LEN],
+		       unsigned char out[DURESS_HASH_LEN]);
 
 /* 0; -E2BIG above the caps; -EINVAL below libsodium's minimums. */
 int duress_params_check(const struct duress_params *p, const struct duress_caps *caps);

@@ -27,6 +27,11 @@ echo hello}" >"$1"
 	chmod 700 "$1"
 }
 sig_field() { cut -d'$' -f"$2" "$1.sig"; }
+b64_decode() { # unpadded base64, as in signatures
+	local s=$1
+	while [ $((${#s} % 4)) -ne 0 ]; do s+="="; done
+	base64 -d <<<"$s"
+}
 
 mkdir -m 700 "$T/d"
 A=$T/d/alert
@@ -147,6 +152,39 @@ echo 'Old-pw' | duress verify --stdin "$L" >/dev/null 2>&1
 check "verify understands a legacy .sha256 signature" test $? -eq 0
 echo 'Old-pW' | duress verify --stdin "$L" >/dev/null 2>&1
 check "legacy signature: wrong password exits 1" test $? -eq 1
+
+# --- companion files (--also) ----------------------------------------------------
+F=$T/d/foxtrot
+new_action "$F" '#!/bin/sh
+. "$HOME/alert.conf"'
+mkdir -m 700 "$T/conf"
+printf 'URL=https://example.invalid/hook\n' >"$T/conf/alert.conf"
+chmod 600 "$T/conf/alert.conf"
+(cd "$T/conf" && echo 'Also-pw-6' | sign --also alert.conf "$F" >/dev/null 2>&1)
+check "sign --also exits 0" test $? -eq 0
+also=$(sig_field "$F" 5)
+check "the companion is recorded by absolute path" test "$(b64_decode "${also#also=}" | tr '\0' '\n')" = "$T/conf/alert.conf"
+echo 'Also-pw-6' | duress verify --stdin "$F" >/dev/null 2>&1
+check "verify with an unchanged companion exits 0" test $? -eq 0
+printf 'URL=https://attacker.invalid/\n' >"$T/conf/alert.conf"
+err=$(echo 'Also-pw-6' | duress verify --stdin "$F" 2>&1 >/dev/null)
+check "a changed companion: verify exits 1" test $? -eq 1
+check "a changed companion: says the content changed" grep -q "content changed since signing" <<<"$err"
+mv "$T/conf/alert.conf" "$T/conf/moved"
+err=$(echo 'Also-pw-6' | duress verify --stdin "$F" 2>&1 >/dev/null)
+check "a missing companion: verify exits 1 and says so" test $? -eq 1 -a -n "$(grep -i "companion" <<<"$err")"
+mv "$T/conf/moved" "$T/conf/alert.conf"
+chmod 620 "$T/conf/alert.conf"
+echo 'Also-pw-6' | sign --also "$T/conf/alert.conf" "$F" >/dev/null 2>&1
+check "a group-writable companion is refused" test $? -ne 0
+chmod 600 "$T/conf/alert.conf"
+args=()
+for i in 1 2 3 4 5 6 7 8 9; do args+=(--also "$T/conf/alert.conf"); done
+echo 'Also-pw-6' | sign "${args[@]}" "$F" >/dev/null 2>&1
+check "more than 8 --also files are refused" test $? -eq 2
+echo 'Also-pw-6' | sign --also "$T/conf/nonexistent" "$F" >/dev/null 2>&1
+check "a nonexistent companion is refused" test $? -ne 0
+rm -f "$F" "$F.sig"
 
 # --- help, version, alias --------------------------------------------------------
 duress --help | grep -q "Usage: duress"

@@ -126,7 +126,7 @@ static void parse_rejects_embedded_nul_and_overlong(void **state)
 	memcpy(buf, fixed_line, sizeof(fixed_line));
 	buf[20] = '\0';
 	assert_int_equal(duress_sig_parse(buf, strlen(fixed_line), &s), -EINVAL);
-	memset(buf, 'A', sizeof(buf));
+	memset(buf, 'A', sizeof(buf)); /* one byte over DURESS_SIG_MAX */
 	assert_int_equal(duress_sig_parse(buf, sizeof(buf), &s), -EINVAL);
 }
 
@@ -227,6 +227,105 @@ static void legacy_known_answer(void **state)
 	assert_false(duress_legacy_matches(content_hash, "secret", 5, expected));
 }
 
+/* Companion files: recorded by path, canonical, and bound into the hash. */
+static void also_round_trip(void **state)
+{
+	struct duress_sig s, back;
+	char line[DURESS_SIG_MAX + 1];
+	const char *p;
+	int n;
+
+	(void)state;
+	fixed_sig(&s);
+	assert_int_equal(duress_sig_add_also(&s, "/etc/duress/alert.conf"), 0);
+	assert_int_equal(duress_sig_add_also(&s, "/home/a/$odd,name"), 0);
+	n = duress_sig_format(&s, line, sizeof(line));
+	assert_true(n > 0);
+	assert_non_null(strstr(line, "p=1$also="));
+	assert_int_equal(duress_sig_parse(line, (size_t)n, &back), 0);
+	assert_memory_equal(&s, &back, sizeof(s));
+	p = duress_sig_next_also(&back, NULL);
+	assert_string_equal(p, "/etc/duress/alert.conf");
+	p = duress_sig_next_also(&back, p);
+	assert_string_equal(p, "/home/a/$odd,name");
+	assert_null(duress_sig_next_also(&back, p));
+}
+
+static void also_limits(void **state)
+{
+	struct duress_sig s;
+	char long_path[DURESS_ALSO_MAX_BYTES];
+
+	(void)state;
+	fixed_sig(&s);
+	assert_int_equal(duress_sig_add_also(&s, "relative/path"), -EINVAL);
+	for (int i = 0; i < DURESS_ALSO_MAX_FILES; i++)
+		assert_int_equal(duress_sig_add_also(&s, "/f"), 0);
+	assert_int_equal(duress_sig_add_also(&s, "/f"), -E2BIG);
+	fixed_sig(&s);
+	memset(long_path, 'x', sizeof(long_path) - 1);
+	long_path[0] = '/';
+	long_path[sizeof(long_path) - 1] = '\0';
+	assert_int_equal(duress_sig_add_also(&s, long_path), 0);
+	assert_int_equal(duress_sig_add_also(&s, "/f"), -E2BIG);
+}
+
+/* base64 of a path list that must be refused: relative, empty, unterminated, nine files. */
+static void also_parse_rejects(void **state)
+{
+	static const char *const lists[] = { "rel\0", "\0", "/a", "/a\0\0" };
+	static const size_t lens[] = { 4, 1, 2, 4 };
+	char b64[256], line[DURESS_SIG_MAX + 1];
+	char nine[18];
+	struct duress_sig s;
+
+	(void)state;
+	for (size_t i = 0; i < 5; i++) {
+		const char *list = i < 4 ? lists[i] : nine;
+		size_t len = i < 4 ? lens[i] : sizeof(nine);
+
+		if (i == 4)
+			for (size_t j = 0; j < sizeof(nine); j += 2)
+				memcpy(nine + j, "/\0", 2);
+		sodium_bin2base64(b64, sizeof(b64), (const unsigned char *)list, len,
+				  sodium_base64_VARIANT_ORIGINAL_NO_PADDING);
+		snprintf(line, sizeof(line), HEAD "$also=%s$" SALT "$" HASH "$" TAG, b64);
+		if (duress_sig_parse(line, strlen(line), &s) != -EINVAL)
+			fail_msg("accepted path list %zu", i);
+	}
+	/* The same line with a valid list parses: the refusals above are about the list. */
+	sodium_bin2base64(b64, sizeof(b64), (const unsigned char *)"/a\0", 3,
+			  sodium_base64_VARIANT_ORIGINAL_NO_PADDING);
+	snprintf(line, sizeof(line), HEAD "$also=%s$" SALT "$" HASH "$" TAG, b64);
+	assert_int_equal(duress_sig_parse(line, strlen(line), &s), 0);
+}
+
+static void bound_hash_covers_paths_and_contents(void **state)
+{
+	struct duress_sig s;
+	unsigned char action[DURESS_HASH_LEN], h0[DURESS_HASH_LEN], h1[DURESS_HASH_LEN];
+	unsigned char h2[DURESS_HASH_LEN], h3[DURESS_HASH_LEN];
+	unsigned char also[1][DURESS_HASH_LEN];
+
+	(void)state;
+	memset(action, 1, sizeof(action));
+	memset(also[0], 2, sizeof(also[0]));
+	fixed_sig(&s);
+	duress_bound_hash(&s, action, also, h0);
+	assert_memory_equal(h0, action, sizeof(action)); /* no companions: the plain SHA-256 */
+	assert_int_equal(duress_sig_add_also(&s, "/etc/a.conf"), 0);
+	duress_bound_hash(&s, action, also, h1);
+	assert_memory_not_equal(h1, action, sizeof(action));
+	also[0][0] ^= 1;
+	duress_bound_hash(&s, action, also, h2);
+	assert_memory_not_equal(h1, h2, sizeof(h1));
+	also[0][0] ^= 1;
+	fixed_sig(&s);
+	assert_int_equal(duress_sig_add_also(&s, "/etc/b.conf"), 0);
+	duress_bound_hash(&s, action, also, h3);
+	assert_memory_not_equal(h1, h3, sizeof(h1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +339,10 @@ int main(void)
 		cmocka_unit_test(derive_key_known_answer),
 		cmocka_unit_test(params_new_is_random),
 		cmocka_unit_test(legacy_known_answer),
+		cmocka_unit_test(also_round_trip),
+		cmocka_unit_test(also_limits),
+		cmocka_unit_test(also_parse_rejects),
+		cmocka_unit_test(bound_hash_covers_paths_and_contents),
 	};
 
 	if (sodium_init() < 0)
