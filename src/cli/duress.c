@@ -20,6 +20,7 @@
 
 #include <sodium.h>
 
+#include "cli/check.h"
 #include "cli/password.h"
 #include "cli/signing.h"
 #include "core/opts.h"
@@ -34,6 +35,9 @@ static void usage(FILE *out)
 	      "  verify [--stdin] FILE\n"
 	      "        say whether a password matches FILE's signature (runs nothing);\n"
 	      "        exit 0 on a match, 1 on no match, 2 on error\n"
+	      "  check [--user USER] [--global-dir DIR] [--user-dir TEMPLATE]\n"
+	      "        list every action with ARMED or why the module will skip it;\n"
+	      "        exit 0 only if every action is armed\n"
 	      "\n"
 	      "Options:\n"
 	      "  --stdin          read the password as one line from standard input\n"
@@ -182,6 +186,8 @@ int main(int argc, char **argv)
 		return cmd_sign(argc - 1, argv + 1);
 	if (strcmp(argv[1], "verify") == 0)
 		return cmd_verify(argc - 1, argv + 1);
+	if (strcmp(argv[1], "check") == 0)
+		return duress_cmd_check(argc - 1, argv + 1);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;

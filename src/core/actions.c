@@ -40,6 +40,7 @@ const char *duress_skip_reason(enum duress_skip skip)
 		[DURESS_SKIP_TOO_LARGE] = "too large (max_size=)",
 		[DURESS_SKIP_TOTAL_TOO_LARGE] = "the directory's actions together are too large (max_total=)",
 		[DURESS_SKIP_UNREADABLE] = "unreadable",
+		[DURESS_NOT_AN_ACTION] = "not an action (neither executable nor signed)",
 		[DURESS_SKIP_ALSO_MISSING] = "a companion file (--also) is missing or unreadable",
 		[DURESS_SKIP_ALSO_UNSAFE] =
 			"a companion file (--also) is a symlink, not a regular file, has a bad "
@@ -204,6 +205,18 @@ static enum duress_skip load_sig(struct duress_dir *dir, struct duress_action *a
 	return add_params(dir, &a->sig.params, &a->key_index);
 }
 
+static bool has_signature(const struct duress_dir *dir, const char *name)
+{
+	char sig_name[NAME_MAX + sizeof(DURESS_LEGACY_SUFFIX)];
+	struct stat st;
+
+	snprintf(sig_name, sizeof(sig_name), "%s%s", name, DURESS_SIG_SUFFIX);
+	if (fstatat(dir->fd, sig_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return true;
+	snprintf(sig_name, sizeof(sig_name), "%s%s", name, DURESS_LEGACY_SUFFIX);
+	return fstatat(dir->fd, sig_name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 static void judge_entry(struct duress_dir *dir, struct duress_action *a)
 {
 	struct stat st;
@@ -214,6 +227,9 @@ static void judge_entry(struct duress_dir *dir, struct duress_action *a)
 	}
 	a->world_readable = (st.st_mode & S_IROTH) != 0;
 	a->skip = judge_action(dir, &st);
+	/* A plain data file (a companion, notes) is not an action at all. */
+	if (a->skip == DURESS_SKIP_NOT_EXECUTABLE && !has_signature(dir, a->name))
+		a->skip = DURESS_NOT_AN_ACTION;
 	if (a->skip == DURESS_ARMED)
 		a->skip = load_sig(dir, a);
 }

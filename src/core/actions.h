@@ -32,6 +32,7 @@ enum duress_skip {
 	DURESS_SKIP_UNREADABLE,
 	DURESS_SKIP_ALSO_MISSING,
 	DURESS_SKIP_ALSO_UNSAFE,
+	DURESS_NOT_AN_ACTION, /* neither executable nor signed: ignored, not logged */
 };
 
 const char *duress_skip_reason(enum duress_skip skip);

@@ -129,7 +129,7 @@ static void log_skips(const struct duress_dir *dir, const struct duress_log *lg)
 	for (size_t i = 0; i < dir->n_actions; i++) {
 		const struct duress_action *a = &dir->actions[i];
 
-		if (a->skip != DURESS_ARMED)
+		if (a->skip != DURESS_ARMED && a->skip != DURESS_NOT_AN_ACTION)
 			duress_log(lg, LOG_WARNING, "%s/%s: %s, skipping", dir->path, a->name,
 				   duress_skip_reason(a->skip));
 	}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "cli/check.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/actions.h"
+#include "core/auth.h"
+#include "core/opts.h"
+
+struct check_opts {
+	const char *user;
+	const char *global_dir;
+	const char *user_dir;
+};
+
+static void check_usage(FILE *out)
+{
+	fputs("Usage: duress check [--user USER] [--global-dir DIR] [--user-dir TEMPLATE]\n"
+	      "\n"
+	      "Lists every action of USER's directory (default: yours) and of the global\n"
+	      "directory with ARMED or the reason the module will skip it.  Exit 0 only\n"
+	      "if every action is armed.\n"
+	      "\n"
+	      "  --user USER          whose per-user directory to check\n"
+	      "  --global-dir DIR     global directory (default " DURESS_GLOBAL_DIR "; \"\" skips it)\n"
+	      "  --user-dir TEMPLATE  per-user directory, %h = home, %u = user\n"
+	      "                       (default " DURESS_USER_DIR_DEFAULT "; \"\" skips it)\n",
+	      out);
+}
+
+/* Returns the index of the first operand, or -1 with the exit status in *status. */
+static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
+{
+	static const struct option options[] = {
+		{ "user", required_argument, NULL, 'u' },
+		{ "global-dir", required_argument, NULL, 'g' },
+		{ "user-dir", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		if (opt == 'u')
+			o->user = optarg;
+		else if (opt == 'g')
+			o->global_dir = optarg;
+		else if (opt == 'd')
+			o->user_dir = optarg;
+		else {
+			if (opt == 'h')
+				check_usage(stdout);
+			else
+				fputs("duress: try 'duress check --help'\n", stderr);
+			*status = opt == 'h' ? 0 : 2;
+			return -1;
+		}
+	}
+	return optind;
+}
+
+static const char *dir_problem(int r)
+{
+	switch (r) {
+	case -EPERM:
+		return "bad owner, or writable by group or others";
+	case -E2BIG:
+		return "more entries than the module reads (max_entries=)";
+	case -ENOTDIR:
+		return "not a directory (or a symlink to one)";
+	default:
+		return strerror(-r);
+	}
+}
+
+/* Prints one action's line; returns whether it is armed. */
+static bool report_action(const struct duress_dir *dir, const struct duress_action *a)
+{
+	bool armed = a->skip == DURESS_ARMED && !a->legacy;
+
+	if (a->skip == DURESS_NOT_AN_ACTION) {
+		printf("%s/%s: ignored: %s\n", dir->path, a->name, duress_skip_reason(a->skip));
+		return true;
+	}
+	if (a->skip == DURESS_ARMED && a->legacy)
+		printf("%s/%s: SKIPPED unless legacy_sha256: weak legacy .sha256 signature "
+		       "(re-sign with duress sign)\n",
+		       dir->path, a->name);
+	else if (a->skip != DURESS_ARMED)
+		printf("%s/%s: SKIPPED: %s\n", dir->path, a->name, duress_skip_reason(a->skip));
+	else
+		printf("%s/%s: ARMED%s\n", dir->path, a->name,
+		       a->world_readable ? " (warning: readable by others)" : "");
+	return armed;
+}
+
+/* Returns the number of actions not armed (a bad directory counts as one). */
+static int check_dir(const char *path, enum duress_scope scope, uid_t owner)
+{
+	struct duress_caps caps;
+	struct duress_dir dir;
+	int bad = 0;
+	int r;
+
+	duress_caps_default(&caps);
+	/* legacy_ok: list legacy signatures, but as not armed. */
+	r = duress_dir_load(&dir, path, scope, owner, &caps, true);
+	if (r == -ENOENT) {
+		printf("%s: no such directory (no %s actions)\n", path,
+		       scope == DURESS_SCOPE_GLOBAL ? "global" : "per-user");
+		return 0;
+	}
+	if (r < 0) {
+		printf("%s: SKIPPED (whole directory): %s\n", path, dir_problem(r));
+		return 1;
+	}
+	duress_dir_hash(&dir);
+	if (dir.n_actions == 0)
+		printf("%s: no actions\n", path);
+	for (size_t i = 0; i < dir.n_actions; i++)
+		bad += !report_action(&dir, &dir.actions[i]);
+	duress_dir_free(&dir);
+	return bad;
+}
+
+static int check_user(const struct check_opts *o, int *bad)
+{
+	struct duress_passwd *p = NULL;
+	char path[PATH_MAX];
+	int r;
+
+	if (!*o->user_dir)
+		return 0;
+	r = o->user ? duress_getpw(o->user, 0, &p) : duress_getpw(NULL, getuid(), &p);
+	if (r < 0 || !p) {
+		fprintf(stderr, "duress: no such user: %s\n", o->user ? o->user : "(you)");
+		return -1;
+	}
+	r = duress_expand_user_dir(o->user_dir, p->pw.pw_name, p->pw.pw_dir, path, sizeof(path));
+	if (r < 0)
+		fprintf(stderr, "duress: --user-dir %s cannot be expanded for %s\n", o->user_dir,
+			p->pw.pw_name);
+	else
+		*bad += check_dir(path, DURESS_SCOPE_USER, p->pw.pw_uid);
+	free(p);
+	return r < 0 ? -1 : 0;
+}
+
+int duress_cmd_check(int argc, char **argv)
+{
+	struct check_opts o = {
+		.global_dir = DURESS_GLOBAL_DIR,
+		.user_dir = DURESS_USER_DIR_DEFAULT,
+	};
+	int status = 0, bad = 0;
+	int first = parse_check(&o, argc, argv, &status);
+
+	if (first < 0)
+		return status;
+	if (first != argc) {
+		fputs("duress check: takes no operand; try 'duress check --help'\n", stderr);
+		return 2;
+	}
+	if (*o.global_dir && o.global_dir[0] != '/') {
+		fputs("duress check: --global-dir must be an absolute path\n", stderr);
+		return 2;
+	}
+	if (check_user(&o, &bad) < 0)
+		return 2;
+	if (*o.global_dir)
+		bad += check_dir(o.global_dir, DURESS_SCOPE_GLOBAL, 0);
+	printf("%s\n", bad ? "not every action is armed" : "every action is armed");
+	return bad ? 1 : 0;
+}
