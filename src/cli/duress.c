@@ -21,6 +21,7 @@
 #include <sodium.h>
 
 #include "cli/check.h"
+#include "cli/pamtest.h"
 #include "cli/password.h"
 #include "cli/signing.h"
 #include "core/opts.h"
@@ -38,6 +39,8 @@ static void usage(FILE *out)
 	      "  check [--user USER] [--global-dir DIR] [--user-dir TEMPLATE]\n"
 	      "        list every action with ARMED or why the module will skip it;\n"
 	      "        exit 0 only if every action is armed\n"
+	      "  test [--stdin] [--service NAME] USER\n"
+	      "        a real PAM authentication and account check, said in words\n"
 	      "\n"
 	      "Options:\n"
 	      "  --stdin          read the password as one line from standard input\n"
@@ -188,6 +191,8 @@ int main(int argc, char **argv)
 		return cmd_verify(argc - 1, argv + 1);
 	if (strcmp(argv[1], "check") == 0)
 		return duress_cmd_check(argc - 1, argv + 1);
+	if (strcmp(argv[1], "test") == 0)
+		return duress_cmd_test(argc - 1, argv + 1);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;

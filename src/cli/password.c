@@ -42,8 +42,8 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
-/* Prompts on the terminal with echo off, restoring it whatever happens. */
-static int prompt(int tty, const char *text, char *buf, size_t *len)
+/* Prompts on the terminal, with echo off unless asked, restoring it whatever happens. */
+static int prompt(int tty, const char *text, bool echo, char *buf, size_t *len)
 {
 	struct termios old, noecho;
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
@@ -52,7 +52,8 @@ static int prompt(int tty, const char *text, char *buf, size_t *len)
 	if (tcgetattr(tty, &old) < 0)
 		return -errno;
 	noecho = old;
-	noecho.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+	if (!echo)
+		noecho.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
 	noecho.c_lflag |= ICANON;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
@@ -61,7 +62,8 @@ static int prompt(int tty, const char *text, char *buf, size_t *len)
 	} else {
 		r = read_line(tty, buf, len);
 		(void)tcsetattr(tty, TCSAFLUSH, &old);
-		(void)!write(tty, "\n", 1);
+		if (!echo)
+			(void)!write(tty, "\n", 1);
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -90,13 +92,13 @@ static int read_from_tty(bool confirm, struct duress_password *pw)
 		fputs("duress: no terminal to ask for the password on; use --stdin\n", stderr);
 		return -1;
 	}
-	r = prompt(tty, "Duress password: ", pw->text, &pw->len);
+	r = prompt(tty, "Duress password: ", false, pw->text, &pw->len);
 	if (r == 0 && confirm) {
 		again = sodium_malloc(sizeof(*again));
 		if (!again)
 			r = -ENOMEM;
 		else
-			r = prompt(tty, "Again: ", again->text, &again->len);
+			r = prompt(tty, "Again: ", false, again->text, &again->len);
 		if (r == 0 && (again->len != pw->len ||
 			       sodium_memcmp(again->text, pw->text, pw->len) != 0)) {
 			fputs("duress: the passwords do not match\n", stderr);
@@ -143,4 +145,32 @@ int duress_read_password(bool from_stdin, bool confirm, struct duress_password *
 void duress_password_free(struct duress_password *pw)
 {
 	sodium_free(pw);
+}
+
+int duress_read_answer(bool from_stdin, const char *text, bool echo, struct duress_password **ret)
+{
+	struct duress_password *pw = sodium_malloc(sizeof(*pw));
+	int tty = -1;
+	int r;
+
+	if (!pw) {
+		fputs("duress: out of memory\n", stderr);
+		return -1;
+	}
+	pw->len = 0;
+	if (from_stdin) {
+		r = read_line(STDIN_FILENO, pw->text, &pw->len);
+	} else if ((tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		fputs("duress: no terminal to answer on; use --stdin\n", stderr);
+		r = -EINVAL;
+	} else {
+		r = prompt(tty, text, echo, pw->text, &pw->len);
+		close(tty);
+	}
+	if (report(r) < 0) {
+		sodium_free(pw);
+		return -1;
+	}
+	*ret = pw;
+	return 0;
 }

@@ -20,4 +20,11 @@ struct duress_password {
  */
 int duress_read_password(bool from_stdin, bool confirm, struct duress_password **ret);
 
+/*
+ * One answer to a PAM prompt: the next line of standard input, or typed on
+ * the terminal after `text` (echoed only if echo).  May be empty.  Prints a
+ * one-line error and returns -1 on failure.
+ */
+int duress_read_answer(bool from_stdin, const char *text, bool echo, struct duress_password **ret);
+
 void duress_password_free(struct duress_password *pw);

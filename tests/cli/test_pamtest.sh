@@ -1,0 +1,80 @@
+#!/bin/bash
+# duress test through the real libpam (pam_wrapper) and pam_unix, with a fake
+# user (nss_wrapper): it must report real, duress and wrong passwords as a
+# login would see them.  TAP output.  Usage: test_pamtest.sh DURESS MODULE
+set -u
+DURESS=$1
+MODULE=$2
+WRAP=${DURESS_VALGRIND:-}
+T=$(mktemp -d)
+chmod 755 "$T"
+trap 'rm -rf "$T"' EXIT
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+if [ "$(id -u)" -eq 0 ]; then uid=20001 gid=20001; else uid=$(id -u) gid=$(id -g); fi
+hash=$(openssl passwd -6 'Real-pw-1')
+mkdir -p "$T/pam.d" "$T/home/alice" "$T/out" "$T/global"
+chmod 1777 "$T/out"
+chmod 700 "$T/global"
+printf 'root:x:0:0:root:/root:/bin/sh\nalice:%s:%s:%s:Alice:%s:/bin/sh\n' "$hash" "$uid" "$gid" "$T/home/alice" >"$T/passwd"
+printf 'root:x:0:\nalice:x:%s:\n' "$gid" >"$T/group"
+printf 'auth [success=2 default=ignore] pam_unix.so nodelay\nauth [success=1 default=ignore] %s global_dir=%s\nauth requisite pam_deny.so\nauth required pam_permit.so\naccount required pam_permit.so\n' "$MODULE" "$T/global" >"$T/pam.d/duress-test"
+printf 'auth required pam_deny.so\naccount required pam_deny.so\n' >"$T/pam.d/other"
+mkdir -m 700 "$T/home/alice/.duress"
+printf '#!/bin/sh\nid -u >> %s/out/ran\n' "$T" >"$T/home/alice/.duress/mark"
+chmod 700 "$T/home/alice/.duress/mark"
+"$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$T/home/alice/.duress/mark" <<<"Duress-pw-2" >/dev/null 2>&1
+chown -R "$uid:$gid" "$T/home/alice"
+
+pam_env() {
+	env LD_PRELOAD="${DURESS_PRELOAD_ASAN:+$DURESS_PRELOAD_ASAN }libpam_wrapper.so libnss_wrapper.so" \
+		PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$T/pam.d" \
+		NSS_WRAPPER_PASSWD="$T/passwd" NSS_WRAPPER_GROUP="$T/group" "$@"
+}
+run_test() { # run_test PASSWORD [SERVICE]: sets out, rc
+	out=$(pam_env $WRAP "$DURESS" test --stdin --service "${2:-duress-test}" alice <<<"$1" 2>&1)
+	rc=$?
+}
+wait_for() { # wait_for FILE: up to 5 s
+	for _ in $(seq 50); do [ -s "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+
+run_test 'Real-pw-1'
+check "real password: exit 0" test $rc -eq 0
+check "real password: says the login would succeed" grep -qx "result: the login would succeed" <<<"$out"
+check "real password: authenticate and account reported" test "$(grep -c '^authenticate: Success$\|^account: Success$' <<<"$out")" -eq 2
+sleep 0.3
+check "real password: no action ran" test ! -e "$T/out/ran"
+
+run_test 'Duress-pw-2'
+check "duress password: exit 0" test $rc -eq 0
+check "duress password: says the login would succeed" grep -qx "result: the login would succeed" <<<"$out"
+check "duress password: the action ran as alice" sh -c "$(declare -f wait_for); wait_for '$T/out/ran' && [ \"\$(cat '$T/out/ran')\" = '$uid' ]"
+
+rm -f "$T/out/ran"
+run_test 'Wrong-pw-3'
+check "wrong password: exit 1" test $rc -eq 1
+check "wrong password: says the login would be refused" grep -qx "result: the login would be refused" <<<"$out"
+check "wrong password: authentication failure reported" grep -qx "authenticate: Authentication failure" <<<"$out"
+sleep 0.3
+check "wrong password: no action ran" test ! -e "$T/out/ran"
+
+run_test 'Real-pw-1' other
+check "another service (pam_deny): refused" test $rc -eq 1
+
+out=$("$DURESS" test 2>&1)
+check "no USER: exit 2" test $? -eq 2
+out=$("$DURESS" test --help 2>&1)
+check "test --help" grep -q "Usage: duress test" <<<"$out"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
