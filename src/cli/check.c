@@ -67,20 +67,6 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 	return optind;
 }
 
-static const char *dir_problem(int r)
-{
-	switch (r) {
-	case -EPERM:
-		return "bad owner, or writable by group or others";
-	case -E2BIG:
-		return "more entries than the module reads (max_entries=)";
-	case -ENOTDIR:
-		return "not a directory (or a symlink to one)";
-	default:
-		return strerror(-r);
-	}
-}
-
 /* Prints one action's line; returns whether it is armed. */
 static bool report_action(const struct duress_dir *dir, const struct duress_action *a)
 {
@@ -97,13 +83,19 @@ static bool report_action(const struct duress_dir *dir, const struct duress_acti
 	else if (a->skip != DURESS_ARMED)
 		printf("%s/%s: SKIPPED: %s\n", dir->path, a->name, duress_skip_reason(a->skip));
 	else
-		printf("%s/%s: ARMED%s\n", dir->path, a->name,
-		       a->world_readable ? " (warning: readable by others)" : "");
+		printf("%s/%s: ARMED%s%s\n", dir->path, a->name,
+		       a->world_readable ? " (warning: readable by others)" : "",
+		       a->sig_world_readable
+			       ? " (warning: signature readable by others, who can guess offline)"
+			       : "");
 	return armed;
 }
 
-/* Returns the number of actions not armed (a bad directory counts as one). */
-static int check_dir(const char *path, enum duress_scope scope, uid_t owner)
+/*
+ * Returns the number of actions not armed (a bad directory counts as one);
+ * adds the number of actions listed to *actions.
+ */
+static int check_dir(const char *path, enum duress_scope scope, uid_t owner, int *actions)
 {
 	struct duress_caps caps;
 	struct duress_dir dir;
@@ -118,38 +110,50 @@ static int check_dir(const char *path, enum duress_scope scope, uid_t owner)
 		       scope == DURESS_SCOPE_GLOBAL ? "global" : "per-user");
 		return 0;
 	}
+	if (r == -EACCES && scope == DURESS_SCOPE_GLOBAL && geteuid() != 0) {
+		printf("%s: not readable by you (run duress check as root to see global actions)\n",
+		       path);
+		return 0;
+	}
 	if (r < 0) {
-		printf("%s: SKIPPED (whole directory): %s\n", path, dir_problem(r));
+		char buf[128];
+
+		printf("%s: SKIPPED (whole directory): %s\n", path,
+		       duress_dir_problem(r, buf, sizeof(buf)));
 		return 1;
 	}
 	duress_dir_hash(&dir);
 	if (dir.n_actions == 0)
 		printf("%s: no actions\n", path);
-	for (size_t i = 0; i < dir.n_actions; i++)
+	for (size_t i = 0; i < dir.n_actions; i++) {
 		bad += !report_action(&dir, &dir.actions[i]);
+		*actions += dir.actions[i].skip != DURESS_NOT_AN_ACTION;
+	}
 	duress_dir_free(&dir);
 	return bad;
 }
 
-static int check_user(const struct check_opts *o, int *bad)
+static int check_user(const struct check_opts *o, int *bad, int *actions)
 {
 	struct duress_passwd *p = NULL;
 	char path[PATH_MAX];
 	int r;
 
-	if (!*o->user_dir)
-		return 0;
 	r = o->user ? duress_getpw(o->user, 0, &p) : duress_getpw(NULL, getuid(), &p);
 	if (r < 0 || !p) {
 		fprintf(stderr, "duress: no such user: %s\n", o->user ? o->user : "(you)");
 		return -1;
+	}
+	if (!*o->user_dir) {
+		free(p);
+		return 0;
 	}
 	r = duress_expand_user_dir(o->user_dir, p->pw.pw_name, p->pw.pw_dir, path, sizeof(path));
 	if (r < 0)
 		fprintf(stderr, "duress: --user-dir %s cannot be expanded for %s\n", o->user_dir,
 			p->pw.pw_name);
 	else
-		*bad += check_dir(path, DURESS_SCOPE_USER, p->pw.pw_uid);
+		*bad += check_dir(path, DURESS_SCOPE_USER, p->pw.pw_uid, actions);
 	free(p);
 	return r < 0 ? -1 : 0;
 }
@@ -160,7 +164,7 @@ int duress_cmd_check(int argc, char **argv)
 		.global_dir = DURESS_GLOBAL_DIR,
 		.user_dir = DURESS_USER_DIR_DEFAULT,
 	};
-	int status = 0, bad = 0;
+	int status = 0, bad = 0, actions = 0;
 	int first = parse_check(&o, argc, argv, &status);
 
 	if (first < 0)
@@ -173,10 +177,13 @@ int duress_cmd_check(int argc, char **argv)
 		fputs("duress check: --global-dir must be an absolute path\n", stderr);
 		return 2;
 	}
-	if (check_user(&o, &bad) < 0)
+	if (check_user(&o, &bad, &actions) < 0)
 		return 2;
 	if (*o.global_dir)
-		bad += check_dir(o.global_dir, DURESS_SCOPE_GLOBAL, 0);
-	printf("%s\n", bad ? "not every action is armed" : "every action is armed");
+		bad += check_dir(o.global_dir, DURESS_SCOPE_GLOBAL, 0, &actions);
+	if (bad)
+		puts("not every action is armed");
+	else
+		puts(actions ? "every action is armed" : "no actions found");
 	return bad ? 1 : 0;
 }

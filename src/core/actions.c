@@ -112,8 +112,8 @@ static enum duress_skip judge_sig(const struct duress_dir *dir, const struct sta
 }
 
 /* Reads a small signature file through a descriptor judged after opening. */
-static enum duress_skip read_sig_file(const struct duress_dir *dir, const char *name, char *buf,
-				      size_t *len)
+static enum duress_skip read_sig_file(const struct duress_dir *dir, struct duress_action *a,
+				      const char *name, char *buf, size_t *len)
 {
 	struct stat st;
 	enum duress_skip skip;
@@ -125,6 +125,7 @@ static enum duress_skip read_sig_file(const struct duress_dir *dir, const char *
 	if (fstat(fd, &st) < 0) {
 		skip = DURESS_SKIP_UNREADABLE;
 	} else if ((skip = judge_sig(dir, &st)) == DURESS_ARMED) {
+		a->sig_world_readable = (st.st_mode & S_IROTH) != 0;
 		do
 			n = read(fd, buf, DURESS_SIG_MAX + 1);
 		while (n < 0 && errno == EINTR);
@@ -171,7 +172,7 @@ static enum duress_skip load_legacy_sig(struct duress_dir *dir, struct duress_ac
 	a->legacy = true;
 	if (!dir->legacy_ok)
 		return DURESS_SKIP_LEGACY_DISABLED;
-	skip = read_sig_file(dir, sig_name, buf, &len);
+	skip = read_sig_file(dir, a, sig_name, buf, &len);
 	if (skip != DURESS_ARMED)
 		return skip;
 	if (len != DURESS_HASH_LEN)
@@ -197,7 +198,7 @@ static enum duress_skip load_sig(struct duress_dir *dir, struct duress_action *a
 			return load_legacy_sig(dir, a, sig_name);
 		return errno == ENOENT ? DURESS_SKIP_NO_SIG : DURESS_SKIP_UNREADABLE;
 	}
-	skip = read_sig_file(dir, sig_name, buf, &len);
+	skip = read_sig_file(dir, a, sig_name, buf, &len);
 	if (skip != DURESS_ARMED)
 		return skip;
 	if (duress_sig_parse(buf, len, &a->sig) < 0)
@@ -564,6 +565,21 @@ void duress_dir_hash(struct duress_dir *dir)
 			a->skip = DURESS_SKIP_CHANGED;
 	}
 	free(buf);
+}
+
+const char *duress_dir_problem(int r, char *buf, size_t len)
+{
+	switch (r) {
+	case -EPERM:
+		return "bad owner, or writable by group or others";
+	case -E2BIG:
+		return "more entries than the module reads (max_entries=)";
+	case -ENOTDIR:
+		return "not a directory (or a symlink to one)";
+	default:
+		/* GNU strerror_r: thread-safe, returns the text (maybe not in buf). */
+		return strerror_r(-r, buf, len);
+	}
 }
 
 void duress_dir_free(struct duress_dir *dir)

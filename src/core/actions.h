@@ -47,6 +47,7 @@ struct duress_action {
 	enum duress_skip skip;
 	bool legacy;             /* NAME.sha256 rather than NAME.sig */
 	bool world_readable;     /* allowed, but `duress check` warns */
+	bool sig_world_readable; /* the same for the signature: offline guessing */
 	size_t key_index;        /* which of the directory's keys verifies it */
 	struct duress_sig sig;   /* for legacy: sig.content_hash is the stored hash */
 	unsigned char content_hash[DURESS_HASH_LEN]; /* filled by duress_dir_verify/hash */
@@ -89,6 +90,13 @@ int duress_dir_verify(struct duress_dir *dir, const char *password, size_t len);
 void duress_dir_hash(struct duress_dir *dir);
 
 void duress_dir_free(struct duress_dir *dir);
+
+/*
+ * Why a whole directory is skipped, from duress_dir_load()'s error, in the
+ * words both the module's log and `duress check` use.  buf holds the text
+ * for errors without words of their own.
+ */
+const char *duress_dir_problem(int r, char *buf, size_t len);
 
 #define DURESS_READ_CHUNK ((size_t)64 * 1024)
 

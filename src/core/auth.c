@@ -147,15 +147,11 @@ static int check_dir(struct scope_run *s, const char *path, enum duress_scope sc
 		return 0;
 	}
 	if (r < 0) {
-		errno = -r;
+		char buf[128];
+
 		/* A directory the module must not trust is a configuration problem, not an error. */
-		if (r == -EPERM)
-			duress_log(lg, LOG_WARNING, "%s: bad owner or writable by group or others, skipping", path);
-		else if (r == -E2BIG)
-			duress_log(lg, LOG_WARNING, "%s: more than %llu entries, skipping", path,
-				   (unsigned long long)o->caps.max_entries);
-		else
-			duress_log(lg, LOG_WARNING, "%s: cannot open: %m, skipping", path);
+		duress_log(lg, LOG_WARNING, "%s: %s, skipping", path,
+			   duress_dir_problem(r, buf, sizeof(buf)));
 		return r == -ENOMEM ? r : 0;
 	}
 	s->loaded = true;

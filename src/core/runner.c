@@ -312,8 +312,11 @@ int duress_spawn(const struct duress_job *jobs, size_t n_jobs, unsigned wait_sec
 	pid_t pid;
 
 	fds.devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (fds.devnull < 0)
-		return -errno;
+	if (fds.devnull < 0) {
+		r = -errno;
+		duress_log(lg, LOG_ERR, "cannot open /dev/null for the actions: %m");
+		return r;
+	}
 	if (lg && lg->debug) {
 		int p[2];
 
@@ -324,6 +327,7 @@ int duress_spawn(const struct duress_job *jobs, size_t n_jobs, unsigned wait_sec
 	}
 	if (wait_seconds > 0 && pipe2(done, O_CLOEXEC) < 0) {
 		r = -errno;
+		duress_log(lg, LOG_ERR, "cannot create a pipe for wait=: %m");
 		goto out;
 	}
 	/*

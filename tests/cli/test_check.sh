@@ -71,6 +71,11 @@ expect legacy "SKIPPED unless legacy_sha256: weak legacy .sha256 signature (re-s
 expect sigw "SKIPPED: signature is writable by group or others"
 expect siglink "SKIPPED: signature is not a regular file"
 expect readable "ARMED (warning: readable by others)"
+chmod 644 "$D/armed.sig"
+out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+expect armed "ARMED (warning: signature readable by others, who can guess offline)"
+chmod 600 "$D/armed.sig"
+out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
 expect companion "SKIPPED: a companion file (--also) is missing or unreadable"
 expect notes.txt "ignored: not an action (neither executable nor signed)"
 if [ $rc -eq 1 ]; then ok "exit 1 when an action is not armed"; else not_ok "exit $rc, expected 1"; fi
@@ -110,7 +115,7 @@ else
 fi
 out=$(duress check --user-dir "$T/missing" --global-dir "" 2>&1)
 rc=$?
-if grep -qx "$T/missing: no such directory (no per-user actions)" <<<"$out" && [ $rc -eq 0 ]; then
+if grep -qx "$T/missing: no such directory (no per-user actions)" <<<"$out" && grep -qx "no actions found" <<<"$out" && [ $rc -eq 0 ]; then
 	ok "missing directory: said, exit 0"
 else
 	not_ok "missing directory: got '$out' (exit $rc)"
@@ -135,16 +140,24 @@ if [ "$(id -u)" -eq 0 ]; then
 	new_action g && sign "$D/g"
 	out=$(duress check --user-dir "" --global-dir "$D" 2>&1)
 	expect g "ARMED"
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --user-dir "" --global-dir "$D" 2>&1)
+	rc=$?
+	if grep -qx "$D: not readable by you (run duress check as root to see global actions)" <<<"$out" && [ $rc -eq 0 ]; then
+		ok "global directory unreadable by a user: said, not a failure"
+	else
+		not_ok "global directory unreadable by a user: got '$out' (exit $rc)"
+	fi
 else
 	skip "unreadable directory (needs root to run as another user)"
 	skip "bad owner (needs root to chown)"
 	skip "global directory owned by root (needs root)"
+	skip "global directory unreadable by a user (needs root)"
 fi
 
 # Usage errors.
 duress check --bogus >/dev/null 2>&1
 if [ $? -eq 2 ]; then ok "unknown option: exit 2"; else not_ok "unknown option: exit not 2"; fi
-duress check --user no-such-user-xyz --global-dir "" >/dev/null 2>&1
+duress check --user no-such-user-xyz --user-dir "" --global-dir "" >/dev/null 2>&1
 if [ $? -eq 2 ]; then ok "unknown user: exit 2"; else not_ok "unknown user: exit not 2"; fi
 duress check --help | grep -q "Usage: duress check"
 if [ "${PIPESTATUS[0]}" -eq 0 ]; then ok "check --help"; else not_ok "check --help"; fi
