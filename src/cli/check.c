@@ -144,7 +144,7 @@ static int check_user(const struct check_opts *o, int *bad, int *actions)
 		fprintf(stderr, "duress: no such user: %s\n", o->user ? o->user : "(you)");
 		return -1;
 	}
-	if (!*o->user_dir) {
+	if (!o->user_dir || !*o->user_dir) {
 		free(p);
 		return 0;
 	}

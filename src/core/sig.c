@@ -186,20 +186,19 @@ int duress_sig_format(const struct duress_sig *sig, char *buf, size_t buflen)
 	char salt[sodium_base64_ENCODED_LEN(DURESS_SALT_LEN, B64)];
 	char hash[sodium_base64_ENCODED_LEN(DURESS_HASH_LEN, B64)];
 	char tag[sodium_base64_ENCODED_LEN(DURESS_TAG_LEN, B64)];
-	char also[sizeof("also=$") + sodium_base64_ENCODED_LEN(DURESS_ALSO_MAX_BYTES, B64)] = "";
+	char also_b64[sodium_base64_ENCODED_LEN(DURESS_ALSO_MAX_BYTES, B64)] = "";
 	int n;
 
-	if (sig->also_len > 0) {
-		memcpy(also, "also=", 5);
-		sodium_bin2base64(also + 5, sizeof(also) - 6, (const unsigned char *)sig->also,
+	if (sig->also_len > 0)
+		sodium_bin2base64(also_b64, sizeof(also_b64), (const unsigned char *)sig->also,
 				  sig->also_len, B64);
-		strcat(also, "$");
-	}
 	sodium_bin2base64(salt, sizeof(salt), sig->params.salt, sizeof(sig->params.salt), B64);
 	sodium_bin2base64(hash, sizeof(hash), sig->content_hash, sizeof(sig->content_hash), B64);
 	sodium_bin2base64(tag, sizeof(tag), sig->tag, sizeof(sig->tag), B64);
-	n = snprintf(buf, buflen, DURESS_SIG_PREFIX "m=%u,t=%u,p=1$%s%s$%s$%s\n",
-		     (unsigned)sig->params.mem_kib, (unsigned)sig->params.ops, also, salt, hash, tag);
+	n = snprintf(buf, buflen, DURESS_SIG_PREFIX "m=%u,t=%u,p=1$%s%s%s%s$%s$%s\n",
+		     (unsigned)sig->params.mem_kib, (unsigned)sig->params.ops,
+		     sig->also_len ? "also=" : "", also_b64, sig->also_len ? "$" : "", salt, hash,
+		     tag);
 	if (n < 0 || (size_t)n >= buflen)
 		return -ENOSPC;
 	return n;
