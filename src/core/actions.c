@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "actions.h"
+#include "runner.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -345,6 +346,7 @@ static int new_sealable_memfd(void)
 	/* Kernels before 6.3 do not know MFD_EXEC; their memfds are executable anyway. */
 	if (fd < 0 && errno == EINVAL)
 		fd = memfd_create("duress-action", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	fd = duress_fd_above_stdio(fd);
 	return fd < 0 ? -errno : fd;
 }
 

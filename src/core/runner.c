@@ -148,7 +148,68 @@ struct spawn_fds {
 	int devnull;
 	int log_read;  /* with debug: logger(1) reads the actions' output here */
 	int log_write;
+	int done;      /* with wait=: closed when the runner exits */
+	int *keep;     /* all of the above and the jobs' memfds, ascending */
+	size_t n_keep;
 };
+
+int duress_fd_above_stdio(int fd)
+{
+	int moved;
+
+	if (fd < 0 || fd > STDERR_FILENO)
+		return fd;
+	/* The application had closed a standard descriptor: do not take its place. */
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	close(fd);
+	return moved;
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The descriptors the runner needs, sorted, so that it can close all others. */
+static int list_kept_fds(struct spawn_fds *fds, const struct duress_job *jobs, size_t n_jobs)
+{
+	int own[] = { fds->devnull, fds->log_read, fds->log_write, fds->done };
+
+	fds->keep = calloc(n_jobs + sizeof(own) / sizeof(own[0]), sizeof(int));
+	if (!fds->keep)
+		return -ENOMEM;
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (own[i] >= 0)
+			fds->keep[fds->n_keep++] = own[i];
+	for (size_t i = 0; i < n_jobs; i++)
+		fds->keep[fds->n_keep++] = jobs[i].memfd;
+	qsort(fds->keep, fds->n_keep, sizeof(int), compare_ints);
+	return 0;
+}
+
+/*
+ * The runner outlives the login: it must not hold the application's
+ * terminal, sockets or files open.  Standard descriptors go to /dev/null and
+ * every descriptor not in fds->keep is closed.
+ */
+static void detach_descriptors(const struct spawn_fds *fds)
+{
+	unsigned next = STDERR_FILENO + 1;
+
+	if (dup2(fds->devnull, 0) < 0 || dup2(fds->devnull, 1) < 0 || dup2(fds->devnull, 2) < 0)
+		_exit(1);
+	for (size_t i = 0; i < fds->n_keep; i++) {
+		unsigned fd = (unsigned)fds->keep[i];
+
+		if (fd > next)
+			(void)close_range(next, fd - 1, 0);
+		if (fd + 1 > next)
+			next = fd + 1;
+	}
+	(void)close_range(next, ~0U, 0);
+}
 
 void duress_job_prepare(struct duress_job *job)
 {
@@ -264,6 +325,7 @@ static _Noreturn void first_child(const struct duress_job *jobs, size_t n,
 	reset_signals();
 	if (setsid() < 0)
 		_exit(1);
+	detach_descriptors(fds);
 	/* The runner is orphaned at once and adopted by init (or a subreaper). */
 	pid = _Fork();
 	if (pid == 0) {
@@ -305,13 +367,13 @@ static void close_fd(int *fd)
 int duress_spawn(const struct duress_job *jobs, size_t n_jobs, unsigned wait_seconds,
 		 const struct duress_log *lg)
 {
-	struct spawn_fds fds = { .log_read = -1, .log_write = -1 };
+	struct spawn_fds fds = { .log_read = -1, .log_write = -1, .done = -1 };
 	int done[2] = { -1, -1 };
 	int r = 0;
 	int status = 0;
 	pid_t pid;
 
-	fds.devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	fds.devnull = duress_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
 	if (fds.devnull < 0) {
 		r = -errno;
 		duress_log(lg, LOG_ERR, "cannot open /dev/null for the actions: %m");
@@ -321,13 +383,19 @@ int duress_spawn(const struct duress_job *jobs, size_t n_jobs, unsigned wait_sec
 		int p[2];
 
 		if (pipe2(p, O_CLOEXEC) == 0) {
-			fds.log_read = p[0];
-			fds.log_write = p[1];
+			fds.log_read = duress_fd_above_stdio(p[0]);
+			fds.log_write = duress_fd_above_stdio(p[1]);
 		}
 	}
 	if (wait_seconds > 0 && pipe2(done, O_CLOEXEC) < 0) {
 		r = -errno;
 		duress_log(lg, LOG_ERR, "cannot create a pipe for wait=: %m");
+		goto out;
+	}
+	done[0] = duress_fd_above_stdio(done[0]);
+	fds.done = done[1] = duress_fd_above_stdio(done[1]);
+	if (list_kept_fds(&fds, jobs, n_jobs) < 0) {
+		r = -ENOMEM;
 		goto out;
 	}
 	/*
@@ -362,5 +430,6 @@ out:
 	close_fd(&fds.log_read);
 	close_fd(&fds.log_write);
 	close_fd(&fds.devnull);
+	free(fds.keep);
 	return r;
 }

@@ -47,6 +47,12 @@ struct duress_job {
  */
 void duress_job_prepare(struct duress_job *job);
 
+/*
+ * Moves fd above 0-2 (close-on-exec) if the application had closed one of
+ * them and fd took its place; returns the descriptor to use, or -1.
+ */
+int duress_fd_above_stdio(int fd);
+
 /* Returns 0 or -errno.  pw is the account the action runs as. */
 int duress_target_init(struct duress_target *t, const struct passwd *pw,
 		       const struct duress_pam_items *items);

@@ -1,0 +1,675 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# End-to-end tests as root, with real clients, real accounts and the real
+# pam_unix: pamtester, su (from an unprivileged user, through a
+# pseudo-terminal) and OpenSSH's sshd on 127.0.0.1 logged into with
+# sshpass + ssh.  TAP output, one line per assertion.
+#
+#   test_e2e.sh [--bench-only] MODULE DURESS_CLI
+#
+# MODULE is the built pam_duress.so (used by its absolute path), DURESS_CLI
+# the built `duress` command (actions are signed with it, per-user ones as
+# their owner).  --bench-only sets everything up and only times ssh logins
+# (bench/ssh_login.sh).  E2E_BENCH_N (10): logins of each kind timed.
+#
+# What it creates, all with a random tag R, and removes on every exit path
+# (EXIT, INT, TERM): the users dtest_Ra (logs in, owns actions) and dtest_Rb
+# (runs su), homes included (userdel -r); the PAM service file
+# /etc/pam.d/duress-e2e-R (an existing file is never touched); a temporary
+# directory (global actions, results, sshd's host key, config, log and pid
+# file); /run/sshd if it was missing; the sshd it starts (by PID).  Actions
+# still running as the test users at the end are waited for (bounded), then
+# ended by PID.
+#
+# su uses the PAM service "su": it runs in a private mount namespace
+# (unshare -m) where the test's service file is bind-mounted over
+# /etc/pam.d/su, so the real file is never edited and no other process sees
+# the change.  sshd takes its PAM service from its program name: it is run
+# through a symlink named like the test's service.
+#
+# Not root, a sanitizer-built module (the asan step of run-checks.sh: sshd,
+# su and pamtester would need the sanitizer runtime preloaded, and setuid su
+# ignores LD_PRELOAD) or a missing tool: prints "1..0 # SKIP reason" and
+# exits 0, which meson counts as skipped (with protocol 'tap', meson 1.0
+# treats exit status 77 as an error).  Scripts are not run under valgrind:
+# DURESS_VALGRIND is ignored.
+
+set -u
+set -o pipefail
+
+BENCH_ONLY=0
+if [ "${1:-}" = "--bench-only" ]; then
+	BENCH_ONLY=1
+	shift
+fi
+if [ $# -ne 2 ]; then
+	echo "usage: $0 [--bench-only] MODULE DURESS_CLI" >&2
+	exit 2
+fi
+BENCH_N=${E2E_BENCH_N:-10}
+export LC_ALL=C
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+
+n=0
+failed=0
+skip_all() {
+	echo "1..0 # SKIP $1"
+	echo "SKIP: $1" >&2
+	exit 0
+}
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+diag() { sed 's/^/# /'; }
+# check DESCRIPTION COMMAND...
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+# check_diag DESCRIPTION FILE COMMAND...: on failure, show the tail of FILE.
+check_diag() {
+	local desc=$1 file=$2
+	shift 2
+	if "$@"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		if [ -s "$file" ]; then
+			echo "--- tail of $file:"
+			tail -n 25 "$file"
+		fi 2>&1 | diag
+	fi
+}
+finish() {
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+	exit $?
+}
+# setup_failed WHAT [FILE]: a failed setup step ends the run.
+setup_failed() {
+	not_ok "setup: $1"
+	[ -n "${2:-}" ] && [ -s "$2" ] && tail -n 25 "$2" | diag
+	finish
+}
+
+[ "$(id -u)" -eq 0 ] || skip_all "not root: the end-to-end tests create users and run sshd"
+if [ -n "${DURESS_PRELOAD_ASAN:-}" ] ||
+	readelf -d "$1" 2>/dev/null | grep -Eq 'NEEDED.*lib(a|ub|t|l)san'; then
+	skip_all "sanitizer-built module: sshd, su and pamtester cannot load it without the runtime preloaded"
+fi
+missing=""
+for t in pamtester sshd ssh ssh-keygen sshpass expect setpriv unshare useradd userdel \
+	chpasswd usermod mount timeout readelf; do
+	command -v "$t" >/dev/null 2>&1 || missing+=" $t"
+done
+[ -x /usr/bin/su ] || missing+=" su"
+[ -z "$missing" ] || skip_all "missing tools:$missing (tools/deps.sh installs them)"
+
+MODULE=$(readlink -f "$1")
+DURESS_SRC=$(readlink -f "$2")
+[ -f "$MODULE" ] || skip_all "no module at $1"
+[ -x "$DURESS_SRC" ] || skip_all "no duress CLI at $2"
+SSHD_BIN=$(command -v sshd)
+SSHD_BIN=$(readlink -f "$SSHD_BIN")
+
+R=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+U1=dtest_${R}a # logs in; owns the per-user actions
+U2=dtest_${R}b # the unprivileged user who runs su
+SERVICE=duress-e2e-$R
+PAMFILE=/etc/pam.d/$SERVICE
+# Passwords: real, duress (a per-user and a global action), slow (a per-user
+# action that outlives the login), wrong.
+RP1="Real-${R}-pw-1x"
+RP2="Other-${R}-pw-2y"
+DP="Duress-${R}-pw-3z"
+SP="Slow-${R}-pw-4w"
+WP="Wrong-${R}-pw-5v"
+
+T=""
+SSHD_PID=""
+CREATED_USERS=()
+CREATED_PAMFILE=""
+CREATED_RUN_SSHD=""
+
+# Waits up to $1 seconds for the processes of uid $2 to end, then ends them by PID.
+reap_user_processes() {
+	local secs=$1 uid=$2 i pids
+	for ((i = 0; i < secs * 10; i++)); do
+		pids=$(pgrep -u "$uid" 2>/dev/null) || return 0
+		sleep 0.1
+	done
+	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+	sleep 0.2
+}
+
+# shellcheck disable=SC2317 # called by the traps
+cleanup() {
+	local u uid i
+	trap - EXIT INT TERM
+	set +e
+	if [ -n "$SSHD_PID" ]; then
+		kill -TERM "$SSHD_PID" 2>/dev/null
+		for ((i = 0; i < 50; i++)); do
+			kill -0 "$SSHD_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$SSHD_PID" 2>/dev/null
+		wait "$SSHD_PID" 2>/dev/null
+	fi
+	for u in "${CREATED_USERS[@]}"; do
+		uid=$(id -u "$u" 2>/dev/null) || continue
+		reap_user_processes 10 "$uid"
+		userdel -r "$u" >/dev/null 2>&1 || userdel -f -r "$u" >/dev/null 2>&1 ||
+			echo "# cleanup: userdel $u failed" >&2
+	done
+	[ -n "$CREATED_PAMFILE" ] && rm -f "$CREATED_PAMFILE"
+	[ -n "$CREATED_RUN_SSHD" ] && rmdir "$CREATED_RUN_SSHD" 2>/dev/null
+	[ -n "$T" ] && rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/duress-e2e.XXXXXX") || setup_failed "mktemp"
+# Traversable by the test users (results, homes, the expect script).
+chmod 755 "$T"
+RES=$T/results    # evidence written by the actions
+GLOBAL=$T/global  # global_dir=: root-owned 0700
+mkdir -p "$T/home" "$T/bin" "$T/ssh" "$RES" "$GLOBAL" || setup_failed "directories"
+chmod 1777 "$RES"
+chmod 700 "$GLOBAL" "$T/ssh"
+# The CLI, where the test users can run it whatever the build tree's modes.
+install -m 755 "$DURESS_SRC" "$T/bin/duress" || setup_failed "copy the duress CLI"
+DURESS=$T/bin/duress
+
+# --- users ------------------------------------------------------------------
+for u in "$U1" "$U2"; do
+	getent passwd "$u" >/dev/null && setup_failed "user $u already exists"
+	CREATED_USERS+=("$u")
+	useradd -m -d "$T/home/$u" -s /bin/bash "$u" >"$T/useradd.log" 2>&1 ||
+		setup_failed "useradd $u" "$T/useradd.log"
+done
+printf '%s:%s\n%s:%s\n' "$U1" "$RP1" "$U2" "$RP2" | chpasswd ||
+	setup_failed "chpasswd"
+UID1=$(id -u "$U1")
+
+# as_user USER CMD...: run as USER, with its groups and a clean environment.
+as_user() {
+	local u=$1
+	shift
+	setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups -- \
+		env -i PATH=/usr/bin:/bin HOME="$T/home/$u" USER="$u" LOGNAME="$u" "$@"
+}
+
+# --- the PAM service ----------------------------------------------------------
+[ -e "$PAMFILE" ] && setup_failed "$PAMFILE already exists"
+CREATED_PAMFILE=$PAMFILE
+(
+	set -o noclobber
+	cat >"$PAMFILE" <<EOF
+# pam_duress end-to-end test ($0); removed when the test ends.
+auth     [success=2 default=ignore]  pam_unix.so nodelay
+auth     [success=1 default=ignore]  $MODULE global_dir=$GLOBAL
+auth     requisite                   pam_deny.so
+auth     required                    pam_permit.so
+account  required                    pam_unix.so
+session  required                    pam_permit.so
+password requisite                   pam_deny.so
+EOF
+) || setup_failed "write $PAMFILE"
+
+# --- actions ------------------------------------------------------------------
+# evidence_script KIND: records who ran it, when, its argv and environment.
+evidence_script() {
+	cat <<EOF
+#!/bin/sh
+# pam_duress e2e evidence
+tmp=$RES/.tmp.$1.\$\$
+{
+	echo "uid=\$(id -u)"
+	echo "ts=\$(date +%s%N)"
+	echo "argv=\$(tr '\\0' ' ' </proc/\$\$/cmdline)"
+	env | sort
+} >"\$tmp" && mv "\$tmp" "$RES/$1.\$\$"
+EOF
+}
+slow_script() {
+	cat <<EOF
+#!/bin/sh
+# pam_duress e2e: an action that outlives the login
+: >"$RES/slow-start.\$\$"
+sleep 3
+tmp=$RES/.tmp.slow.\$\$
+{ echo "uid=\$(id -u)"; echo "ts=\$(date +%s%N)"; } >"\$tmp" && mv "\$tmp" "$RES/slow-done.\$\$"
+EOF
+}
+
+UDIR=$T/home/$U1/.duress
+install -d -m 700 -o "$U1" -g "$(id -g "$U1")" "$UDIR" || setup_failed "mkdir $UDIR"
+# shellcheck disable=SC2016 # $1 belongs to the inner shell
+evidence_script user | as_user "$U1" sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$UDIR/10-evidence"
+# shellcheck disable=SC2016 # $1 belongs to the inner shell
+slow_script | as_user "$U1" sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$UDIR/20-slow"
+(umask 077 && evidence_script global >"$GLOBAL/10-evidence" && chmod 700 "$GLOBAL/10-evidence")
+
+# Per-user actions signed by their owner, the global one by root, at the default cost.
+echo "$DP" | as_user "$U1" "$DURESS" sign --stdin "$UDIR/10-evidence" >"$T/sign.log" 2>&1
+check_diag "duress sign as the user: per-user action signed" "$T/sign.log" \
+	test -s "$UDIR/10-evidence.sig" -a "$(stat -c %U "$UDIR/10-evidence.sig" 2>/dev/null)" = "$U1"
+echo "$SP" | as_user "$U1" "$DURESS" sign --stdin "$UDIR/20-slow" >"$T/sign.log" 2>&1
+check_diag "duress sign as the user: second action, its own password" "$T/sign.log" \
+	test -s "$UDIR/20-slow.sig"
+echo "$DP" | "$DURESS" sign --stdin "$GLOBAL/10-evidence" >"$T/sign.log" 2>&1
+check_diag "duress sign as root: global action signed" "$T/sign.log" \
+	test -s "$GLOBAL/10-evidence.sig" -a "$(stat -c %U "$GLOBAL/10-evidence.sig" 2>/dev/null)" = root
+[ "$failed" -eq 0 ] || setup_failed "signing"
+
+# --- evidence helpers ------------------------------------------------------------
+clear_results() { find "$RES" -mindepth 1 -delete; }
+count() { find "$RES" -maxdepth 1 -name "$1.*" | wc -l; }
+# wait_count GLOB N SECONDS: until at least N files GLOB.* exist (bounded).
+wait_count() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		[ "$(count "$1")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# field KIND KEY: KEY's value in the (first) evidence file KIND.*.
+field() {
+	local f
+	f=$(find "$RES" -maxdepth 1 -name "$1.*" | head -n 1)
+	[ -n "$f" ] && sed -n "s/^$2=//p" "$f" | head -n 1
+}
+# shellcheck disable=SC2317 # called through check
+no_password_in_evidence() {
+	! grep -rqF -e "$DP" -e "$SP" -e "$RP1" "$RES"
+}
+# Actions start while pam_authenticate returns: a second is plenty for an
+# action that would wrongly run to show up.
+settle() { sleep 1; }
+show_results() {
+	{
+		echo "--- results:"
+		for f in "$RES"/*; do
+			[ -e "$f" ] || continue
+			echo "$f:"
+			grep -E '^(uid|argv|PAM_[A-Z]+)=' "$f"
+		done
+	} | diag
+}
+# expect_evidence WHAT SERVICE USER EXTRA_KEY EXTRA_VALUE: the per-user and
+# the global action of one duress login.
+expect_evidence() {
+	local what=$1 service=$2 user=$3 key=$4 value=$5 u_ok=0 g_ok=0
+	wait_count user 1 10 && u_ok=1
+	wait_count global 1 10 && g_ok=1
+	if [ "$u_ok" = 1 ] && [ "$(field user uid)" = "$UID1" ] &&
+		[ "$(field user PAM_USER)" = "$user" ] && [ "$(field user PAM_SERVICE)" = "$service" ] &&
+		[ "$(field user "$key")" = "$value" ] && [ "$(field user PAM_TYPE)" = auth ]; then
+		ok "$what: per-user action ran as $user (uid $UID1), PAM_SERVICE=$service, $key=$value"
+	else
+		not_ok "$what: per-user action ran as $user (uid $UID1), PAM_SERVICE=$service, $key=$value"
+		show_results
+	fi
+	if [ "$g_ok" = 1 ] && [ "$(field global uid)" = 0 ] &&
+		[ "$(field global PAM_SERVICE)" = "$service" ]; then
+		ok "$what: global action ran as root, PAM_SERVICE=$service"
+	else
+		not_ok "$what: global action ran as root, PAM_SERVICE=$service"
+		show_results
+	fi
+	check "$what: exactly one run of each action" \
+		test "$(count user)" -eq 1 -a "$(count global)" -eq 1
+}
+
+# --- sshd ------------------------------------------------------------------------
+start_sshd() {
+	local port i
+	if [ ! -d /run/sshd ]; then
+		mkdir -m 755 /run/sshd || return 1
+		CREATED_RUN_SSHD=/run/sshd
+	fi
+	ssh-keygen -q -t ed25519 -N '' -C "$SERVICE" -f "$T/ssh/host_ed25519" >/dev/null || return 1
+	# OpenSSH uses its program name as PAM service; it re-executes itself, so
+	# it must be started by an absolute path.
+	ln -s "$SSHD_BIN" "$T/ssh/$SERVICE" || return 1
+	for _ in 1 2 3; do
+		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null) ||
+			port=$((20000 + RANDOM % 40000))
+		cat >"$T/ssh/sshd_config" <<EOF
+Port $port
+ListenAddress 127.0.0.1
+HostKey $T/ssh/host_ed25519
+PidFile $T/ssh/sshd.pid
+UsePAM yes
+PasswordAuthentication yes
+KbdInteractiveAuthentication yes
+PubkeyAuthentication no
+HostbasedAuthentication no
+AuthorizedKeysFile none
+PermitRootLogin no
+AllowUsers $U1
+StrictModes no
+UseDNS no
+PrintMotd no
+PrintLastLog no
+X11Forwarding no
+AllowTcpForwarding no
+AllowAgentForwarding no
+PermitTunnel no
+MaxAuthTries 6
+MaxStartups 100
+LoginGraceTime 30
+LogLevel VERBOSE
+EOF
+		"$T/ssh/$SERVICE" -t -f "$T/ssh/sshd_config" >"$T/sshd.log" 2>&1 || return 1
+		# A clean environment: nothing of the test's (meson's LD_LIBRARY_PATH...) leaks in.
+		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$T/ssh/$SERVICE" -D -e -f "$T/ssh/sshd_config" \
+			>"$T/sshd.log" 2>&1 </dev/null &
+		SSHD_PID=$!
+		for ((i = 0; i < 100; i++)); do
+			if grep -q "Server listening on 127.0.0.1 port $port" "$T/sshd.log"; then
+				SSH_PORT=$port
+				return 0
+			fi
+			kill -0 "$SSHD_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -TERM "$SSHD_PID" 2>/dev/null
+		wait "$SSHD_PID" 2>/dev/null
+		SSHD_PID=""
+	done
+	return 1
+}
+
+# ssh_login PASSWORD METHOD COMMAND: output in $T/ssh.out, errors in $T/ssh.err.
+ssh_login() {
+	SSHPASS=$1 timeout 30 sshpass -e ssh -F /dev/null -T \
+		-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR \
+		-o ConnectTimeout=10 -o PreferredAuthentications="$2" -o PubkeyAuthentication=no \
+		-o GSSAPIAuthentication=no -o NumberOfPasswordPrompts=1 -o BatchMode=no \
+		-p "$SSH_PORT" "$U1@127.0.0.1" "$3" </dev/null >"$T/ssh.out" 2>"$T/ssh.err"
+}
+ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
+
+ssh_bench() {
+	local i t0 rc bad=0 real=() duress=() m d
+	clear_results
+	for ((i = 0; i < BENCH_N; i++)); do
+		t0=$(date +%s%N)
+		ssh_login "$RP1" password true
+		rc=$?
+		real+=("$(ms_since "$t0")")
+		[ "$rc" -eq 0 ] || bad=$((bad + 1))
+		t0=$(date +%s%N)
+		ssh_login "$DP" password true
+		rc=$?
+		duress+=("$(ms_since "$t0")")
+		[ "$rc" -eq 0 ] || bad=$((bad + 1))
+	done
+	check_diag "ssh timing: all $((2 * BENCH_N)) logins succeeded" "$T/sshd.log" test "$bad" -eq 0
+	m=$(printf '%s\n' "${real[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) / 1000 }')
+	d=$(printf '%s\n' "${duress[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) / 1000 }')
+	echo "# ssh login times, ms: real ${real[*]}; duress ${duress[*]}"
+	awk -v r="$m" -v d="$d" -v n="$BENCH_N" 'BEGIN {
+		printf "# ssh login median: real %.3f s, duress %.3f s, ratio %.2f (%d each, interleaved)\n", r, d, (r > 0 ? d / r : 0), n }'
+	# Let the actions of the duress logins finish before anything else.
+	wait_count global "$BENCH_N" 10
+}
+
+if [ "$BENCH_ONLY" = 1 ]; then
+	start_sshd || setup_failed "start sshd" "$T/sshd.log"
+	ssh_bench
+	finish
+fi
+
+# ================================================================================
+# 1. pamtester against the real pam_unix and the module
+# ================================================================================
+# pamtester SERVICE USER PASSWORD RHOST: reads the password from stdin.
+pt() {
+	printf '%s\n' "$3" | timeout 30 pamtester -I rhost="$4" -I ruser=e2e-ruser "$SERVICE" "$2" \
+		authenticate acct_mgmt >"$T/pt.out" 2>&1
+}
+
+clear_results
+pt x "$U1" "$RP1" pt-real
+check_diag "pamtester, real password: authenticated" "$T/pt.out" grep -q "successfully authenticated" "$T/pt.out"
+pt x "$U1" "$WP" pt-wrong
+rc=$?
+check_diag "pamtester, wrong password: refused" "$T/pt.out" \
+	test "$rc" -ne 0 -a "$(grep -c "Authentication failure" "$T/pt.out")" -ge 1
+settle
+check "pamtester, real and wrong password: no action ran" test -z "$(ls -A "$RES")"
+[ -z "$(ls -A "$RES")" ] || show_results
+
+clear_results
+pt x "$U1" "$DP" pt-duress
+rc=$?
+check_diag "pamtester, duress password: authenticated" "$T/pt.out" \
+	test "$rc" -eq 0 -a "$(grep -c "successfully authenticated" "$T/pt.out")" -ge 1
+expect_evidence "pamtester, duress password" "$SERVICE" "$U1" PAM_RHOST pt-duress
+check "pamtester, duress password: PAM_RUSER passed" test "$(field user PAM_RUSER)" = e2e-ruser
+check "pamtester, duress password: argv[0] is the action's name" \
+	test "$(field user argv | cut -d' ' -f1)" = 10-evidence
+u_ts=$(field user ts)
+g_ts=$(field global ts)
+check "pamtester, duress password: per-user action ran before the global one" \
+	test "${u_ts:-1}" -le "${g_ts:-0}"
+check "pamtester, duress password: no password in the actions' environment" no_password_in_evidence
+
+# The runner must hold none of the application's descriptors: pamtester's
+# stdout, a pipe, is closed when pamtester exits, not when the actions end.
+clear_results
+t0=$(date +%s%N)
+printf '%s\n' "$SP" | timeout 30 pamtester -I rhost=pt-slow "$SERVICE" "$U1" authenticate 2>&1 |
+	cat >"$T/pt.out"
+pt_ms=$(ms_since "$t0")
+check_diag "pamtester, slow action: authenticated" "$T/pt.out" grep -q "successfully authenticated" "$T/pt.out"
+if [ "$pt_ms" -lt 2500 ]; then
+	ok "pamtester, slow action: its stdout pipe is closed when it exits (${pt_ms} ms)"
+else
+	not_ok "pamtester, slow action: its stdout pipe is closed when it exits (${pt_ms} ms)"
+	echo "the pipe stayed open ${pt_ms} ms, until the 3-second action ended: the action runner holds the application's descriptors" | diag
+fi
+wait_count slow-done 1 15
+check "pamtester, slow action: it completed, as $U1" test "$(field slow-done uid)" = "$UID1"
+
+# A global duress password never logs in root; the actions still run.
+clear_results
+pt x root "$DP" pt-root
+rc=$?
+check_diag "pamtester, root with the global duress password: refused" "$T/pt.out" \
+	test "$rc" -ne 0 -a "$(grep -c "successfully authenticated" "$T/pt.out")" -eq 0
+wait_count global 1 10
+check "pamtester, root with the global duress password: global action ran as root" \
+	test "$(field global uid)" = 0 -a "$(field global PAM_USER)" = root
+
+# A locked account stays locked; the actions still run.
+clear_results
+usermod -L "$U1"
+pt x "$U1" "$DP" pt-locked
+rc=$?
+usermod -U "$U1"
+check_diag "pamtester, locked account, duress password: refused" "$T/pt.out" \
+	test "$rc" -ne 0 -a "$(grep -c "successfully authenticated" "$T/pt.out")" -eq 0
+wait_count user 1 10
+check "pamtester, locked account, duress password: per-user action ran" \
+	test "$(field user uid)" = "$UID1" -a "$(field user PAM_RHOST)" = pt-locked
+
+# ================================================================================
+# 2. su from an unprivileged user, through a pseudo-terminal
+# ================================================================================
+cat >"$T/su.exp" <<'EOF'
+# su USER -c "id -un", password from $E2E_PW; exit status of su, or 3/4.
+set timeout 20
+set user [lindex $argv 0]
+spawn -noecho /usr/bin/su $user -c "id -un; echo E2E-SU-END"
+expect {
+	"assword:" {}
+	timeout { puts "\nE2E: no password prompt"; exit 3 }
+	eof { puts "\nE2E: su ended before asking"; exit 4 }
+}
+send -- "$env(E2E_PW)\r"
+puts "\nE2E: password sent"
+expect {
+	"E2E-SU-END" { puts "\nE2E: command done" }
+	"Authentication failure" {}
+	timeout { puts "\nE2E: timeout after the password"; exit 3 }
+	eof {}
+}
+expect {
+	eof {}
+	timeout { puts "\nE2E: no end of file"; exit 3 }
+}
+puts "\nE2E: eof"
+lassign [wait] pid spawn_id os_error value
+exit $value
+EOF
+chmod 644 "$T/su.exp"
+
+# su_as_user2 PASSWORD: su to U1 as U2, "su" being our service in a private
+# mount namespace.  Output in $T/su.out; $SU_MS: ms from the password to eof.
+su_as_user2() {
+	local rc t0
+	t0=$(date +%s%N)
+	# shellcheck disable=SC2016 # $1... belong to the inner shell
+	timeout 60 unshare -m --propagation private -- /bin/sh -c '
+		mount --bind "$1" /etc/pam.d/su || exit 5
+		cd "$2" || exit 5
+		exec setpriv --reuid="$3" --regid="$4" --init-groups -- \
+			env -i PATH=/usr/bin:/bin HOME="$2/home/$3" TERM=dumb E2E_PW="$5" \
+			expect -f "$2/su.exp" "$6"' sh \
+		"$PAMFILE" "$T" "$U2" "$(id -g "$U2")" "$1" "$U1" >"$T/su.out" 2>&1
+	rc=$?
+	SU_MS=$(ms_since "$t0")
+	tr -d '\r' <"$T/su.out" >"$T/su.txt"
+	return $rc
+}
+
+clear_results
+su_as_user2 "$RP1"
+rc=$?
+check_diag "su, real password: succeeds and runs as $U1" "$T/su.txt" \
+	test "$rc" -eq 0 -a "$(grep -cx "$U1" "$T/su.txt")" -eq 1
+su_as_user2 "$WP"
+rc=$?
+check_diag "su, wrong password: Authentication failure" "$T/su.txt" \
+	test "$rc" -ne 0 -a "$(grep -c "Authentication failure" "$T/su.txt")" -ge 1 \
+	-a "$(grep -cx "$U1" "$T/su.txt")" -eq 0
+settle
+check "su, real and wrong password: no action ran" test -z "$(ls -A "$RES")"
+[ -z "$(ls -A "$RES")" ] || show_results
+check "su: the real /etc/pam.d/su is untouched outside the namespace" \
+	test "$(grep -c "$MODULE" /etc/pam.d/su)" -eq 0
+
+clear_results
+su_as_user2 "$DP"
+rc=$?
+check_diag "su, duress password: succeeds and runs as $U1" "$T/su.txt" \
+	test "$rc" -eq 0 -a "$(grep -cx "$U1" "$T/su.txt")" -eq 1
+expect_evidence "su, duress password" su "$U1" PAM_RUSER "$U2"
+check "su, duress password: PAM_TTY is the pseudo-terminal" \
+	grep -q '^PAM_TTY=/dev/pts/' "$(find "$RES" -name 'user.*' | head -n 1)"
+
+# A slow action must not hold the terminal: su ends, the action goes on.
+clear_results
+su_as_user2 "$SP"
+rc=$?
+su_end=$(date +%s%N)
+check_diag "su, slow action: su succeeds" "$T/su.txt" \
+	test "$rc" -eq 0 -a "$(grep -cx "$U1" "$T/su.txt")" -eq 1
+if [ "$SU_MS" -lt 2500 ] && [ "$(count slow-done)" -eq 0 ]; then
+	ok "su, slow action: the terminal is released before the action ends (${SU_MS} ms)"
+else
+	not_ok "su, slow action: the terminal is released before the action ends (${SU_MS} ms)"
+	echo "su took ${SU_MS} ms for an action that sleeps 3 s; done already: $(count slow-done)" | diag
+fi
+wait_count slow-done 1 15
+check "su, slow action: it completed after su ended" \
+	test "$(count slow-done)" -eq 1 -a "$(field slow-done ts)" -gt "$su_end"
+reap_user_processes 10 "$UID1"
+
+# ================================================================================
+# 3. OpenSSH sshd on 127.0.0.1
+# ================================================================================
+if ! start_sshd; then
+	not_ok "sshd starts on 127.0.0.1"
+	tail -n 25 "$T/sshd.log" | diag
+	finish
+fi
+ok "sshd starts on 127.0.0.1 port $SSH_PORT as $SERVICE"
+
+clear_results
+ssh_login "$RP1" password 'id -un'
+rc=$?
+check_diag "ssh, real password: logs in and runs the command" "$T/ssh.err" \
+	test "$rc" -eq 0 -a "$(cat "$T/ssh.out")" = "$U1"
+ssh_login "$WP" password 'id -un'
+rc=$?
+check_diag "ssh, wrong password: refused (exit 255)" "$T/sshd.log" \
+	test "$rc" -eq 255 -a ! -s "$T/ssh.out"
+grep -q "Permission denied" "$T/ssh.err" || { echo "ssh said:"; cat "$T/ssh.err"; } | diag
+settle
+check "ssh, real and wrong password: no action ran" test -z "$(ls -A "$RES")"
+[ -z "$(ls -A "$RES")" ] || show_results
+
+clear_results
+ssh_login "$DP" password 'id -un'
+rc=$?
+check_diag "ssh, duress password: logs in and runs the command" "$T/sshd.log" \
+	test "$rc" -eq 0 -a "$(cat "$T/ssh.out")" = "$U1"
+expect_evidence "ssh, duress password" "$SERVICE" "$U1" PAM_RHOST 127.0.0.1
+check "ssh, duress password: no password in the actions' environment" no_password_in_evidence
+
+clear_results
+ssh_login "$DP" keyboard-interactive 'id -un'
+rc=$?
+check_diag "ssh keyboard-interactive, duress password: logs in" "$T/sshd.log" \
+	test "$rc" -eq 0 -a "$(cat "$T/ssh.out")" = "$U1"
+expect_evidence "ssh keyboard-interactive, duress password" "$SERVICE" "$U1" PAM_RHOST 127.0.0.1
+
+# An action still running when the session closes completes.
+clear_results
+t0=$(date +%s%N)
+ssh_login "$SP" password 'id -un'
+rc=$?
+ssh_end=$(date +%s%N)
+ssh_ms=$(ms_since "$t0")
+check_diag "ssh, slow action: logs in" "$T/sshd.log" test "$rc" -eq 0 -a "$(cat "$T/ssh.out")" = "$U1"
+if [ "$ssh_ms" -lt 2500 ] && [ "$(count slow-done)" -eq 0 ]; then
+	ok "ssh, slow action: the session ends before the action (${ssh_ms} ms)"
+else
+	not_ok "ssh, slow action: the session ends before the action (${ssh_ms} ms)"
+fi
+# Server-side TCP sockets of sshd's port still open (ESTABLISHED or CLOSE_WAIT).
+open_server_sockets() {
+	local hex
+	hex=$(printf '%04X' "$SSH_PORT")
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		awk -v p=":$hex" '$2 ~ p"$" && ($4 == "01" || $4 == "08")' | wc -l
+}
+for ((i = 0; i < 20; i++)); do
+	[ "$(open_server_sockets)" -eq 0 ] && break
+	sleep 0.1
+done
+if [ "$(open_server_sockets)" -eq 0 ]; then
+	ok "ssh, slow action: the connection is closed on the server side when the session ends"
+else
+	not_ok "ssh, slow action: the connection is closed on the server side when the session ends"
+	echo "$(open_server_sockets) socket(s) on port $SSH_PORT still open while the action runs: the action runner holds sshd's descriptors" | diag
+fi
+wait_count slow-start 1 5
+check "ssh, slow action: started during the login" test "$(count slow-start)" -eq 1
+wait_count slow-done 1 15
+check "ssh, slow action: completed after the session closed, as $U1" \
+	test "$(count slow-done)" -eq 1 -a "$(field slow-done ts)" -gt "$ssh_end" \
+	-a "$(field slow-done uid)" = "$UID1"
+
+ssh_bench
+check_diag "sshd still running after all logins" "$T/sshd.log" kill -0 "$SSHD_PID"
+
+finish
