@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The PAM-stack test world: a temporary directory with fake accounts
+ * (nss_wrapper), service files (pam_wrapper), action directories and a
+ * results directory that actions write their evidence into.
+ *
+ * Everything here drives the REAL libpam (through pam_wrapper), the real
+ * pam_unix, the real module and the real `duress sign`.
+ */
+#pragma once
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <sys/types.h>
+
+#include <cmocka.h>
+
+/*
+ * Fake accounts.  Each password is the account name with a suffix.  toor is
+ * a second uid-0 account (as on the BSDs): the module reads shadow entries
+ * with getspnam_r(), which nss_wrapper does not wrap, so "root" gets the
+ * host's real shadow entry, often locked ("*"); toor has none.
+ */
+enum { ALICE, BOB, CAROL, ROOT, TOOR, N_USERS };
+
+struct user {
+	const char *name;
+	const char *real;   /* the real password, checked by pam_unix */
+	const char *duress; /* what tests sign this user's actions with */
+	uid_t uid;
+	gid_t gid;
+	const char *shell;
+	char home[PATH_MAX];
+	char dir[PATH_MAX]; /* home/.duress: the default user_dir */
+};
+
+struct world {
+	char tmp[PATH_MAX];     /* removed at the end */
+	char global[PATH_MAX];  /* global_dir= of every service */
+	char results[PATH_MAX]; /* this test's results: a fresh 1777 directory */
+	char runs[PATH_MAX];    /* results/runs: one line per action run */
+	const char *module;
+	const char *cli;
+	const char *elf; /* a compiled action that records how it was run */
+	bool root;
+	bool valgrind;
+	unsigned gen; /* test number: names this test's results directory */
+	struct user users[N_USERS];
+};
+
+extern struct world W;
+
+/* Shorthand for the accounts. */
+#define U(i) (&W.users[(i)])
+
+/* --- the world ---------------------------------------------------------- */
+
+/* Creates the temp dir, accounts and service files; sets the wrappers' env. */
+int world_init(void);
+void world_destroy(void);
+/* cmocka setup for every test: empty action dirs, a new results dir. */
+int fresh_test(void **state);
+/* For root-only tests: prints a SKIP line and skips unless running as root. */
+void require_root(const char *why);
+/* Likewise for what valgrind cannot emulate in the forked runner. */
+void skip_under_valgrind(const char *why);
+
+/* --- files -------------------------------------------------------------- */
+
+void pathf(char out[PATH_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void make_dir(const char *path, uid_t uid, mode_t mode);
+void write_file(const char *path, const void *data, size_t len, uid_t uid, mode_t mode);
+/* The whole file, NUL-terminated (free it), or NULL if it does not exist. */
+char *read_file(const char *path, size_t *len);
+void remove_tree(const char *path);
+bool file_exists(const char *path);
+
+/* --- actions ------------------------------------------------------------ */
+
+/*
+ * Writes dir/name, an sh script (0700, owned by uid) that runs `pre` (shell
+ * text, may be "") and then records how it was run into results/name and
+ * appends its name to results/runs.  With shebang false it has no #! line.
+ */
+void action_script(const char *dir, const char *name, uid_t uid, const char *pre, bool shebang);
+/* Signs with the real CLI (cheap Argon2id cost); asserts that it worked. */
+void action_sign(const char *path, const char *password);
+/* action_script + action_sign in dir, owned by uid. */
+void action_add(const char *dir, const char *name, uid_t uid, const char *password);
+/* Path of the evidence an action named `name` leaves in results. */
+void evidence_path(char out[PATH_MAX], const char *name);
+/* Writes a nuvious-style NAME.sha256 for the action at path. */
+void legacy_sign(const char *path, const char *password, uid_t uid);
+
+/* --- authentication ----------------------------------------------------- */
+
+struct auth {
+	const char *service;
+	const char *user;
+	const char *password;
+	const char *rhost, *ruser, *tty; /* PAM items, set only when not NULL */
+	int prompts;                     /* out: password prompts answered */
+	double seconds;                  /* out: time in pam_authenticate */
+};
+
+/* pam_start / pam_set_item / pam_authenticate / pam_end; returns the PAM code. */
+int auth_run(struct auth *a);
+/* auth_run with just service, user, password; fails the test if it hung (> 5 s). */
+int auth_quick(const char *service, const char *user, const char *password);
+/*
+ * auth_quick, asserting the result, with the module's pam_syslog() lines
+ * captured (pam_wrapper prints them); returns those lines (free them).
+ * Not for threads: it redirects stderr.
+ */
+char *auth_logged(const char *service, const char *user, const char *password, int expected);
+double now(void);
+void sleep_ms(unsigned ms);
+
+/* --- evidence ----------------------------------------------------------- */
+
+/* Polls for a file, up to timeout_ms. */
+bool wait_for_file(const char *path, unsigned timeout_ms);
+/*
+ * Waits (bounded) for results/runs to hold the expected lines, then a little
+ * longer, and asserts it holds exactly those: NULL-terminated list; in that
+ * order if ordered, else as a multiset.  An empty list asserts nothing ran.
+ */
+void expect_runs(const char *const *expected, bool ordered);
+/* Number of lines in results/runs. */
+size_t runs_count(void);
+/* Waits (bounded) for n lines in results/runs, then a little longer; returns the count. */
+size_t wait_runs(size_t n);
+
+struct evidence {
+	char *text;
+	size_t n;
+	char **lines;
+};
+
+/* Loads key-value evidence ("key value" lines); asserts the file exists. */
+void evidence_load(struct evidence *ev, const char *path);
+void evidence_free(struct evidence *ev);
+/* Value of the first line "key value", or NULL. */
+const char *evidence_get(const struct evidence *ev, const char *key);
+/* Value of environment variable name (from "env NAME=value"), or NULL. */
+const char *evidence_env(const struct evidence *ev, const char *name);
+
+/* --- the test groups ---------------------------------------------------- */
+
+struct test_group {
+	const char *name;
+	const struct CMUnitTest *tests;
+	size_t n;
+};
+
+extern const struct test_group basic_group, env_group, root_group, hostile_group, runner_group;

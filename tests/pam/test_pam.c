@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * PAM-stack tests: the real libpam (through pam_wrapper), fake accounts
+ * (nss_wrapper), the real pam_unix, the real module and the real CLI.
+ * Basic behaviour lives here; see test_root.c, test_hostile.c and
+ * test_runner.c for the rest.
+ */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libpamtest.h>
+#include <security/pam_appl.h>
+
+#define NONE ((const char *const[]){ NULL })
+#define RUNS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* Signs a script action for user `who` with that user's duress password. */
+static void user_action(int who, const char *name)
+{
+	action_add(U(who)->dir, name, U(who)->uid, U(who)->duress);
+}
+
+/*
+ * One authentication through libpamtest's own pam_start and conversation,
+ * then, after a success, pam_setcred(ESTABLISH) as login and sshd call it.
+ */
+static void pamtest_auth(const char *service, const char *user, const char *password, int expected)
+{
+	const char *answers[] = { password, password, password, NULL };
+	struct pamtest_conv_data conv = { .in_echo_off = answers };
+	struct pam_testcase with_setcred[] = {
+		pam_test(PAMTEST_AUTHENTICATE, expected),
+		pam_test_flags(PAMTEST_SETCRED, PAM_SUCCESS, PAM_ESTABLISH_CRED),
+	};
+	struct pam_testcase auth_only[] = { pam_test(PAMTEST_AUTHENTICATE, expected) };
+	struct pam_testcase *cases = expected == PAM_SUCCESS ? with_setcred : auth_only;
+	enum pamtest_err e;
+
+	if (expected == PAM_SUCCESS)
+		e = run_pamtest(service, user, &conv, with_setcred, NULL);
+	else
+		e = run_pamtest(service, user, &conv, auth_only, NULL);
+	if (e != PAMTEST_ERR_OK)
+		fail_msg("%s/%s/%s: %s (authenticate: %d, expected %d%s)", service, user, password,
+			 pamtest_strerror(e), cases[0].op_rv, expected,
+			 e == PAMTEST_ERR_CASE && cases[0].op_rv == expected ? "; setcred failed" :
+									       "");
+}
+
+/*
+ * SPEC 1, 4: the real password logs in and runs nothing; the duress password
+ * logs in and runs the action; a wrong one fails and runs nothing.  Checked
+ * after each step, so that a run is blamed on the right password.
+ */
+static void passwords(void **state)
+{
+	const struct {
+		const char *password;
+		int rc;
+		const char *const *runs;
+	} steps[] = {
+		{ U(ALICE)->real, PAM_SUCCESS, NONE },
+		{ U(ALICE)->duress, PAM_SUCCESS, RUNS("act") },
+		{ "wrong-password", PAM_AUTH_ERR, RUNS("act") },
+		{ "", PAM_AUTH_ERR, RUNS("act") },
+	};
+
+	(void)state;
+	user_action(ALICE, "act");
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		pamtest_auth("after", "alice", steps[i].password, steps[i].rc);
+		expect_runs(steps[i].runs, false);
+	}
+}
+
+/* SPEC 4 placement: the same answers with pam_duress before pam_unix. */
+static void placements(void **state)
+{
+	const char *services[] = { "after", "before" };
+
+	(void)state;
+	user_action(ALICE, "act");
+	for (size_t i = 0; i < 2; i++) {
+		struct auth a = { .service = services[i], .user = "alice" };
+
+		a.password = U(ALICE)->real;
+		assert_int_equal(auth_run(&a), PAM_SUCCESS);
+		/* One prompt either way: the second module reuses the first one's token. */
+		assert_int_equal(a.prompts, 1);
+		a.password = U(ALICE)->duress;
+		assert_int_equal(auth_run(&a), PAM_SUCCESS);
+		assert_int_equal(a.prompts, 1);
+		/* And through libpamtest, with pam_setcred() after it. */
+		pamtest_auth(services[i], "alice", U(ALICE)->real, PAM_SUCCESS);
+		pamtest_auth(services[i], "alice", U(ALICE)->duress, PAM_SUCCESS);
+		pamtest_auth(services[i], "alice", "wrong-password", PAM_AUTH_ERR);
+		/* The code differs by placement; what matters is that nobody gets in. */
+		assert_int_not_equal(auth_quick(services[i], "nosuchuser", U(ALICE)->duress),
+				     PAM_SUCCESS);
+	}
+	expect_runs(RUNS("act", "act", "act", "act"), false);
+}
+
+/* SPEC 4: placed before pam_unix, a duress login leaves no pam_unix failure line. */
+static void placement_logs(void **state)
+{
+	char *after, *before;
+
+	(void)state;
+	user_action(ALICE, "act");
+	after = auth_logged("after", "alice", U(ALICE)->duress, PAM_SUCCESS);
+	before = auth_logged("before", "alice", U(ALICE)->duress, PAM_SUCCESS);
+	assert_non_null(strstr(after, "authentication failure"));
+	assert_null(strstr(before, "authentication failure"));
+	free(after);
+	free(before);
+	expect_runs(RUNS("act", "act"), false);
+}
+
+/* SPEC 3: a changed action no longer runs, and the password is then just wrong. */
+static void modified_action(void **state)
+{
+	char path[PATH_MAX], *text;
+	size_t len;
+
+	(void)state;
+	user_action(ALICE, "act");
+	user_action(ALICE, "untouched");
+	pathf(path, "%s/act", U(ALICE)->dir);
+	text = read_file(path, &len);
+	assert_non_null(text);
+	/* One byte more, same owner and mode: only the content differs. */
+	text = realloc(text, len + 2);
+	assert_non_null(text);
+	memcpy(text + len, "#\n", 2);
+	write_file(path, text, len + 2, U(ALICE)->uid, 0700);
+	free(text);
+	/* The sibling signed with the same password still runs; the changed one not. */
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_SUCCESS);
+	expect_runs(RUNS("untouched"), false);
+	pathf(path, "%s/untouched", U(ALICE)->dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
+	expect_runs(RUNS("untouched"), false);
+}
+
+/* SPEC 4: a per-user password only ever matches for its own user. */
+static void other_users_password(void **state)
+{
+	(void)state;
+	user_action(ALICE, "alice-act");
+	user_action(BOB, "bob-act");
+	assert_int_equal(auth_quick("after", "bob", U(ALICE)->duress), PAM_AUTH_ERR);
+	assert_int_equal(auth_quick("after", "alice", U(BOB)->duress), PAM_AUTH_ERR);
+	expect_runs(NONE, false);
+	assert_int_equal(auth_quick("after", "bob", U(BOB)->duress), PAM_SUCCESS);
+	expect_runs(RUNS("bob-act"), false);
+}
+
+/* SPEC 4: a locked account stays locked; the action still runs (a silent alarm). */
+static void locked_account(void **state)
+{
+	(void)state;
+	user_action(CAROL, "carol-act");
+	assert_int_equal(auth_quick("after", "carol", U(CAROL)->real), PAM_AUTH_ERR);
+	expect_runs(NONE, false);
+	assert_int_equal(auth_quick("after", "carol", U(CAROL)->duress), PAM_AUTH_ERR);
+	assert_int_equal(auth_quick("before", "carol", U(CAROL)->duress), PAM_AUTH_ERR);
+	expect_runs(RUNS("carol-act", "carol-act"), false);
+}
+
+/* SPEC 4 deny: the actions run but the login fails like a wrong password. */
+static void deny_option(void **state)
+{
+	(void)state;
+	user_action(ALICE, "act");
+	assert_int_equal(auth_quick("deny", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
+	expect_runs(RUNS("act"), false);
+	/* deny changes nothing for the real password. */
+	assert_int_equal(auth_quick("deny", "alice", U(ALICE)->real), PAM_SUCCESS);
+	expect_runs(RUNS("act"), false);
+}
+
+/* SPEC 4 group=: per-user actions only for members (alice: supplementary). */
+static void group_option(void **state)
+{
+	(void)state;
+	user_action(ALICE, "alice-act");
+	user_action(BOB, "bob-act");
+	assert_int_equal(auth_quick("group", "bob", U(BOB)->duress), PAM_AUTH_ERR);
+	expect_runs(NONE, false);
+	assert_int_equal(auth_quick("group", "alice", U(ALICE)->duress), PAM_SUCCESS);
+	expect_runs(RUNS("alice-act"), false);
+}
+
+/* SPEC 4 services=: a service outside the list never honours a duress password. */
+static void services_option(void **state)
+{
+	(void)state;
+	user_action(ALICE, "act");
+	assert_int_equal(auth_quick("svc-other", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
+	expect_runs(NONE, false);
+	assert_int_equal(auth_quick("svc-other", "alice", U(ALICE)->real), PAM_SUCCESS);
+	assert_int_equal(auth_quick("svc-ok", "alice", U(ALICE)->duress), PAM_SUCCESS);
+	expect_runs(RUNS("act"), false);
+}
+
+/* SPEC 4: unknown options are logged and ignored; the module keeps working. */
+static void unknown_option(void **state)
+{
+	(void)state;
+	user_action(ALICE, "act");
+	assert_int_equal(auth_quick("unknown", "alice", U(ALICE)->duress), PAM_SUCCESS);
+	assert_int_equal(auth_quick("unknown", "alice", "wrong-password"), PAM_AUTH_ERR);
+	expect_runs(RUNS("act"), false);
+}
+
+/* SPEC 4: user_dir= (empty) turns per-user actions off. */
+static void user_dir_empty(void **state)
+{
+	(void)state;
+	user_action(ALICE, "act");
+	assert_int_equal(auth_quick("no-userdir", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
+	assert_int_equal(auth_quick("no-userdir", "alice", U(ALICE)->real), PAM_SUCCESS);
+	expect_runs(NONE, false);
+}
+
+/* SPEC 2: user_dir=/somewhere/%u outside the home works, and replaces ~/.duress. */
+static void user_dir_elsewhere(void **state)
+{
+	char dir[PATH_MAX];
+
+	(void)state;
+	pathf(dir, "%s/var/alice", W.tmp);
+	make_dir(dir, U(ALICE)->uid, 0700);
+	action_add(dir, "var-act", U(ALICE)->uid, "alice-var-duress");
+	user_action(ALICE, "home-act");
+	assert_int_equal(auth_quick("var-userdir", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
+	expect_runs(NONE, false);
+	assert_int_equal(auth_quick("var-userdir", "alice", "alice-var-duress"), PAM_SUCCESS);
+	/* bob has no directory there: nothing, and no error that logs him in. */
+	assert_int_equal(auth_quick("var-userdir", "bob", "alice-var-duress"), PAM_AUTH_ERR);
+	expect_runs(RUNS("var-act"), false);
+}
+
+/* SPEC 3 migration: NAME.sha256 counts only with legacy_sha256. */
+static void legacy_sha256(void **state)
+{
+	char path[PATH_MAX];
+
+	(void)state;
+	action_script(U(ALICE)->dir, "old", U(ALICE)->uid, "", true);
+	pathf(path, "%s/old", U(ALICE)->dir);
+	legacy_sign(path, "legacy-duress", U(ALICE)->uid);
+	assert_int_equal(auth_quick("after", "alice", "legacy-duress"), PAM_AUTH_ERR);
+	expect_runs(NONE, false);
+	assert_int_equal(auth_quick("legacy", "alice", "wrong-password"), PAM_AUTH_ERR);
+	expect_runs(NONE, false);
+	assert_int_equal(auth_quick("legacy", "alice", "legacy-duress"), PAM_SUCCESS);
+	expect_runs(RUNS("old"), false);
+}
+
+#define T(f) cmocka_unit_test_setup(f, fresh_test)
+
+static const struct CMUnitTest tests[] = {
+	T(passwords),       T(placements),           T(placement_logs),
+	T(modified_action), T(other_users_password), T(locked_account),
+	T(deny_option),     T(group_option),         T(services_option),
+	T(unknown_option),  T(user_dir_empty),       T(user_dir_elsewhere),
+	T(legacy_sha256),
+};
+
+const struct test_group basic_group = { "pam_basic", tests, sizeof(tests) / sizeof(tests[0]) };
+
+int main(void)
+{
+	const struct test_group *groups[] = { &basic_group, &env_group, &root_group, &hostile_group,
+					      &runner_group };
+	const char *filter = getenv("DURESS_TEST_FILTER");
+	int failed = 0;
+
+	/* Before any PAM or NSS call: the wrappers read their files from here. */
+	if (world_init() < 0)
+		return 1;
+	if (filter && *filter)
+		cmocka_set_test_filter(filter);
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		failed += _cmocka_run_group_tests(groups[i]->name, groups[i]->tests, groups[i]->n,
+						  NULL, NULL);
+	world_destroy();
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * SPEC 4, 5: the runner is detached and bounded by wait=, the module is
+ * thread-safe, and it leaks no descriptors across many calls in one process.
+ */
+#include "harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <security/pam_appl.h>
+
+/* Records the evidence only after sleeping. */
+static void slow_action(const char *name, const char *pre)
+{
+	char path[PATH_MAX];
+
+	action_script(U(ALICE)->dir, name, U(ALICE)->uid, pre, true);
+	pathf(path, "%s/%s", U(ALICE)->dir, name);
+	action_sign(path, U(ALICE)->duress);
+}
+
+struct wait_case {
+	const char *service;
+	const char *sleep;
+	double min_seconds, max_seconds; /* how long pam_authenticate may take */
+	bool done_on_return;             /* the action finished before it returned */
+};
+
+/*
+ * SPEC 5 wait=: pam_authenticate waits up to wait= seconds for the actions,
+ * and not at all without it; past the bound the actions keep running.
+ */
+static void wait_option(const struct wait_case *c)
+{
+	struct auth a = { .service = c->service, .user = "alice", .password = U(ALICE)->duress };
+	char pre[32], path[PATH_MAX];
+	double slack = W.valgrind ? 3.0 : 0.0;
+
+	snprintf(pre, sizeof(pre), "sleep %s\n", c->sleep);
+	slow_action("slow", pre);
+	evidence_path(path, "slow");
+	assert_int_equal(auth_run(&a), PAM_SUCCESS);
+	assert_int_equal(file_exists(path), c->done_on_return);
+	if (a.seconds < c->min_seconds || a.seconds > c->max_seconds + slack)
+		fail_msg("pam_authenticate took %.2f s, expected %.1f..%.1f s", a.seconds,
+			 c->min_seconds, c->max_seconds + slack);
+	/* Either way the action completes: detached, not killed at return. */
+	assert_true(wait_for_file(path, 6000));
+	expect_runs((const char *const[]){ "slow", NULL }, false);
+}
+
+/* wait=2, a 1 s action: done when pam_authenticate returns, about 1 s later. */
+static void wait2_sleep1(void **state)
+{
+	(void)state;
+	wait_option(&(const struct wait_case){ "wait2", "1", 0.9, 1.9, true });
+}
+
+/* No wait=: pam_authenticate returns at once; the action finishes later. */
+static void nowait_sleep1(void **state)
+{
+	(void)state;
+	wait_option(&(const struct wait_case){ "after", "1", 0.0, 0.8, false });
+}
+
+/* wait=1, a 3 s action: pam_authenticate gives up after about 1 s. */
+static void wait1_sleep3(void **state)
+{
+	(void)state;
+	wait_option(&(const struct wait_case){ "wait1", "3", 0.9, 1.9, false });
+}
+
+static volatile sig_atomic_t sigchld_seen;
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+	sigchld_seen++;
+}
+
+/* SPEC 5: no SIGCHLD and no child (zombie or not) left to the application. */
+static void runner_detached(void **state)
+{
+	struct sigaction sa = { .sa_handler = on_sigchld }, old;
+	char path[PATH_MAX];
+	int r;
+
+	(void)state;
+	action_add(U(ALICE)->dir, "act", U(ALICE)->uid, U(ALICE)->duress);
+	assert_int_equal(sigaction(SIGCHLD, &sa, &old), 0);
+	/* wait=2: the runner and the action are finished while we still listen. */
+	r = auth_quick("wait2", "alice", U(ALICE)->duress);
+	evidence_path(path, "act");
+	assert_true(wait_for_file(path, 5000));
+	sleep_ms(200);
+	sigaction(SIGCHLD, &old, NULL);
+	assert_int_equal(r, PAM_SUCCESS);
+	assert_int_equal(sigchld_seen, 0);
+	errno = 0;
+	assert_int_equal(waitpid(-1, NULL, WNOHANG | __WALL), -1);
+	assert_int_equal(errno, ECHILD);
+	expect_runs((const char *const[]){ "act", NULL }, false);
+}
+
+#define THREADS 8
+#define ROUNDS 25
+
+struct worker {
+	pthread_t thread;
+	int id;
+	int n_duress;            /* duress authentications done */
+	char duress[ROUNDS][48]; /* the PAM_RHOST each of them carried */
+	int failures;            /* results that were not what the password calls for */
+};
+
+/* 0 real, 1 duress, 2 wrong, in turn. */
+static int attempt_kind(int thread, int round)
+{
+	int kind = (thread + round) % 3;
+
+	/*
+	 * valgrind cannot fork a multithreaded client reliably (its children
+	 * hang, or exit with its error code), and a duress match forks: under
+	 * valgrind the duress attempts become wrong ones.  The module still
+	 * checks every action each time.
+	 */
+	return W.valgrind && kind == 1 ? 2 : kind;
+}
+
+/*
+ * Real, duress and wrong passwords in turn, each with its own handle and a
+ * PAM_RHOST naming the attempt, which the action records: a run is then
+ * traced to the one authentication that caused it.
+ */
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	for (int i = 0; i < ROUNDS; i++) {
+		int kind = attempt_kind(w->id, i);
+		const char *pw = kind == 0 ? U(ALICE)->real :
+				 kind == 1 ? U(ALICE)->duress :
+					     "wrong";
+		struct auth a = { .service = "after", .user = "alice", .password = pw };
+		int want = kind == 2 ? PAM_AUTH_ERR : PAM_SUCCESS;
+		char id[48];
+
+		snprintf(id, sizeof(id), "t%d-%d-%d", w->id, i, kind);
+		a.rhost = id;
+		if (auth_run(&a) != want)
+			w->failures++;
+		if (kind == 1)
+			memcpy(w->duress[w->n_duress++], id, sizeof(id));
+	}
+	return NULL;
+}
+
+/* SPEC 4: thread-safe; every duress authentication runs the action exactly once. */
+static void threads(void **state)
+{
+	static struct worker w[THREADS];
+	const char *expected[THREADS * ROUNDS + 1];
+	int n = 0, failures = 0;
+
+	(void)state;
+	/* The action only says who triggered it: one O_APPEND line per run. */
+	slow_action("count", "echo \"$PAM_RHOST\" >>\"$R/runs\"; exit 0\n");
+	/* pam_wrapper sets itself up in the first pam_start: not in eight at once. */
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->real), PAM_SUCCESS);
+	for (int i = 0; i < THREADS; i++) {
+		w[i] = (struct worker){ .id = i };
+		assert_int_equal(pthread_create(&w[i].thread, NULL, worker_main, &w[i]), 0);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		assert_int_equal(pthread_join(w[i].thread, NULL), 0);
+		failures += w[i].failures;
+		for (int j = 0; j < w[i].n_duress; j++)
+			expected[n++] = w[i].duress[j];
+	}
+	expected[n] = NULL;
+	assert_int_equal(failures, 0);
+	assert_true(n > 0 || W.valgrind);
+	expect_runs(expected, false);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* SPEC 4: no descriptor leaks across many authentications in one process. */
+static void no_fd_leak(void **state)
+{
+	const int rounds = W.valgrind ? 60 : 200;
+	int before, after, duress = 0;
+
+	(void)state;
+	slow_action("count", "echo \"$N\" >>\"$R/runs\"; exit 0\n");
+	/* Warm up: the wrappers and libsodium open what they keep for good. */
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_SUCCESS);
+	assert_int_equal(auth_quick("after", "alice", "wrong"), PAM_AUTH_ERR);
+	duress++;
+	before = count_fds();
+	for (int i = 0; i < rounds; i++) {
+		const char *pw = i % 20 == 0 ? U(ALICE)->duress : i % 2 ? U(ALICE)->real : "wrong";
+		int want = pw == U(ALICE)->duress || pw == U(ALICE)->real ? PAM_SUCCESS :
+									    PAM_AUTH_ERR;
+
+		assert_int_equal(auth_quick(i % 4 == 1 ? "before" : "after", "alice", pw), want);
+		duress += pw == U(ALICE)->duress;
+	}
+	after = count_fds();
+	assert_int_equal(before, after);
+	assert_int_equal(wait_runs((size_t)duress), duress);
+}
+
+#define T(f) cmocka_unit_test_setup(f, fresh_test)
+
+static const struct CMUnitTest tests[] = {
+	T(wait2_sleep1),    T(nowait_sleep1), T(wait1_sleep3),
+	T(runner_detached), T(threads),       T(no_fd_leak),
+};
+
+const struct test_group runner_group = { "pam_runner", tests, sizeof(tests) / sizeof(tests[0]) };
