@@ -497,16 +497,24 @@ static char **env_without_pam_wrapper(void)
 
 void action_sign(const char *path, const char *password)
 {
-	char log[PATH_MAX], file[PATH_MAX];
+	action_sign_also(path, password, NULL);
+}
+
+void action_sign_also(const char *path, const char *password, const char *also)
+{
+	char log[PATH_MAX], file[PATH_MAX], companion[PATH_MAX];
 	/* The cheapest cost libsodium allows keeps valgrind and ASan runs fast. */
 	char a0[] = "duress", a1[] = "sign", a2[] = "--stdin", a3[] = "--memlimit", a4[] = "8K",
-	     a5[] = "--opslimit", a6[] = "1";
-	char *const argv[] = { a0, a1, a2, a3, a4, a5, a6, file, NULL };
+	     a5[] = "--opslimit", a6[] = "1", a7[] = "--also";
+	char *const plain[] = { a0, a1, a2, a3, a4, a5, a6, file, NULL };
+	char *const with_also[] = { a0, a1, a2, a3, a4, a5, a6, a7, companion, file, NULL };
+	char *const *argv = also ? with_also : plain;
 	char **envp = env_without_pam_wrapper();
 	int in[2], status = 0;
 	pid_t pid;
 
 	pathf(file, "%s", path);
+	pathf(companion, "%s", also ? also : "");
 	pathf(log, "%s/sign.log", W.tmp);
 	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
 	pid = fork();

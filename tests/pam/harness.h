@@ -89,6 +89,8 @@ bool file_exists(const char *path);
 void action_script(const char *dir, const char *name, uid_t uid, const char *pre, bool shebang);
 /* Signs with the real CLI (cheap Argon2id cost); asserts that it worked. */
 void action_sign(const char *path, const char *password);
+/* The same, binding a companion file (duress sign --also). */
+void action_sign_also(const char *path, const char *password, const char *also);
 /* action_script + action_sign in dir, owned by uid. */
 void action_add(const char *dir, const char *name, uid_t uid, const char *password);
 /* Path of the evidence an action named `name` leaves in results. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libpamtest.h>
@@ -264,6 +265,41 @@ static void legacy_sha256(void **state)
 	expect_runs(RUNS("old"), false);
 }
 
+/*
+ * SPEC 3: an action signed with --also runs only while its companion file is
+ * unchanged and safe; a plain data file beside it is not an action and is
+ * not logged on every login.
+ */
+static void companion_file(void **state)
+{
+	char path[PATH_MAX], conf[PATH_MAX], *log;
+
+	(void)state;
+	pathf(conf, "%s/alert.conf", U(ALICE)->dir);
+	write_file(conf, "URL=https://example.invalid/\n", 29, U(ALICE)->uid, 0600);
+	action_script(U(ALICE)->dir, "alert", U(ALICE)->uid, "", true);
+	pathf(path, "%s/alert", U(ALICE)->dir);
+	action_sign_also(path, U(ALICE)->duress, conf);
+	log = auth_logged("after", "alice", U(ALICE)->duress, PAM_SUCCESS);
+	expect_runs(RUNS("alert"), false);
+	assert_null(strstr(log, "alert.conf"));
+	free(log);
+	/* Same size, same owner and mode: only the content differs. */
+	write_file(conf, "URL=https://attacker.invalid\n", 29, U(ALICE)->uid, 0600);
+	log = auth_logged("after", "alice", U(ALICE)->duress, PAM_AUTH_ERR);
+	assert_non_null(strstr(log, "content changed since signing"));
+	free(log);
+	write_file(conf, "URL=https://example.invalid/\n", 29, U(ALICE)->uid, 0600);
+	assert_int_equal(chmod(conf, 0620), 0);
+	log = auth_logged("after", "alice", U(ALICE)->duress, PAM_AUTH_ERR);
+	assert_non_null(strstr(log, "companion file"));
+	free(log);
+	assert_int_equal(chmod(conf, 0600), 0);
+	assert_int_equal(unlink(conf), 0);
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
+	expect_runs(RUNS("alert"), false);
+}
+
 #define T(f) cmocka_unit_test_setup(f, fresh_test)
 
 static const struct CMUnitTest tests[] = {
@@ -271,7 +307,7 @@ static const struct CMUnitTest tests[] = {
 	T(modified_action), T(other_users_password), T(locked_account),
 	T(deny_option),     T(group_option),         T(services_option),
 	T(unknown_option),  T(user_dir_empty),       T(user_dir_elsewhere),
-	T(legacy_sha256),
+	T(legacy_sha256),   T(companion_file),
 };
 
 const struct test_group basic_group = { "pam_basic", tests, sizeof(tests) / sizeof(tests[0]) };
