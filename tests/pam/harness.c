@@ -514,7 +514,8 @@ void action_sign_also(const char *path, const char *password, const char *also)
 	pid_t pid;
 
 	pathf(file, "%s", path);
-	pathf(companion, "%s", also ? also : "");
+	if (also)
+		pathf(companion, "%s", also);
 	pathf(log, "%s/sign.log", W.tmp);
 	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
 	pid = fork();
