@@ -4,17 +4,8 @@
 # Usage: test_check.sh PATH/TO/duress
 set -u
 DURESS=$1
-WRAP=${DURESS_VALGRIND:-}
-T=$(mktemp -d)
-chmod 755 "$T"
-trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; echo "SKIP: $1" >&2; }
-duress() { $WRAP "$DURESS" "$@"; }
+# shellcheck source=tests/cli/tap.sh
+. "$(dirname "$0")/tap.sh"
 sign() { duress sign --stdin --memlimit 8K --opslimit 1 "$@" >/dev/null 2>&1 <<<"Check-pw-1"; }
 new_action() { printf '#!/bin/sh\necho %s\n' "$1" >"$D/$1"; chmod 700 "$D/$1"; }
 # expect NAME TEXT: the line for action NAME is exactly TEXT.
@@ -162,5 +153,4 @@ if [ $? -eq 2 ]; then ok "unknown user: exit 2"; else not_ok "unknown user: exit
 duress check --help | grep -q "Usage: duress check"
 if [ "${PIPESTATUS[0]}" -eq 0 ]; then ok "check --help"; else not_ok "check --help"; fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

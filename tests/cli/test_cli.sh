@@ -3,22 +3,8 @@
 # messages.  TAP output for meson.  Usage: test_cli.sh PATH/TO/duress
 set -u
 DURESS=$1
-# DURESS_VALGRIND (set by tools/run-checks.sh) wraps every duress invocation.
-WRAP=${DURESS_VALGRIND:-}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; echo "SKIP: $1" >&2; }
-check() { # check DESCRIPTION COMMAND...
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-duress() { $WRAP "$DURESS" "$@"; }
+# shellcheck source=tests/cli/tap.sh
+. "$(dirname "$0")/tap.sh"
 # Cheap cost keeps the suite fast; the default cost is tested once.
 sign() { duress sign --stdin --memlimit 8K --opslimit 1 "$@"; }
 new_action() { # new_action PATH [CONTENT]
@@ -231,5 +217,4 @@ else
 	check "real password: the message says why" grep -q "real password" <<<"$err"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

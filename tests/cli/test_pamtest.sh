@@ -5,19 +5,8 @@
 set -u
 DURESS=$1
 MODULE=$2
-WRAP=${DURESS_VALGRIND:-}
-T=$(mktemp -d)
-chmod 755 "$T"
-trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() {
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
+# shellcheck source=tests/cli/tap.sh
+. "$(dirname "$0")/tap.sh"
 
 if [ "$(id -u)" -eq 0 ]; then uid=20001 gid=20001; else uid=$(id -u) gid=$(id -g); fi
 hash=$(openssl passwd -6 'Real-pw-1')
@@ -76,5 +65,4 @@ check "no USER: exit 2" test $? -eq 2
 out=$("$DURESS" test --help 2>&1)
 check "test --help" grep -q "Usage: duress test" <<<"$out"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end
