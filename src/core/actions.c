@@ -243,10 +243,26 @@ static int compare_actions(const void *x, const void *y)
 }
 
 /* Collects the action names; the whole directory is refused past max_entries. */
+/* Room for one more action; the array grows with the directory, not with the cap. */
+static struct duress_action *append_action(struct duress_dir *dir, size_t *capacity)
+{
+	if (dir->n_actions == *capacity) {
+		size_t cap = *capacity ? *capacity * 2 : 16;
+		struct duress_action *a = reallocarray(dir->actions, cap, sizeof(*a));
+
+		if (!a)
+			return NULL;
+		dir->actions = a;
+		*capacity = cap;
+	}
+	return &dir->actions[dir->n_actions++];
+}
+
 static int list_actions(struct duress_dir *dir)
 {
 	struct dirent *de;
 	uint64_t entries = 0;
+	size_t capacity = 0;
 	int r = 0;
 	int fd = dup(dir->fd);
 	DIR *d;
@@ -270,7 +286,11 @@ static int list_actions(struct duress_dir *dir)
 		}
 		if (!duress_is_action_name(de->d_name))
 			continue;
-		a = &dir->actions[dir->n_actions++];
+		a = append_action(dir, &capacity);
+		if (!a) {
+			r = -ENOMEM;
+			break;
+		}
 		*a = (struct duress_action){ .memfd = -1 };
 		snprintf(a->name, sizeof(a->name), "%s", de->d_name);
 	}
@@ -306,9 +326,8 @@ int duress_dir_load(struct duress_dir *dir, const char *path, enum duress_scope 
 	r = open_dir(dir);
 	if (r < 0)
 		goto fail;
-	dir->actions = calloc(caps->max_entries, sizeof(*dir->actions));
 	dir->params = calloc(caps->max_params, sizeof(*dir->params));
-	if (!dir->actions || !dir->params) {
+	if (!dir->params) {
 		r = -ENOMEM;
 		goto fail;
 	}

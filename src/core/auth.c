@@ -44,75 +44,94 @@ int duress_getpw(const char *name, uid_t uid, struct duress_passwd **ret)
 }
 
 /*
- * pam_unix never accepts a password for a hash starting with '!' (passwd -l,
- * usermod -L) or '*' (no password): neither does a duress password.  If the
- * shadow entry cannot be read at all (not root), the passwd field still
- * counts; an entry too large to read counts as locked.
+ * Calls fn(ctx, buf, size) with a scratch buffer that grows while fn says
+ * ERANGE, up to LOOKUP_BUF_MAX; returns fn's errno-style result (or ENOMEM).
  */
-static bool account_locked(const struct passwd *pw)
+static int with_scratch(int (*fn)(void *ctx, char *buf, size_t size), void *ctx)
 {
-	bool locked = false;
-	size_t size = 4096;
-
-	if (pw->pw_passwd && (pw->pw_passwd[0] == '!' || pw->pw_passwd[0] == '*'))
-		return true;
-	for (;;) {
-		struct spwd sp, *found = NULL;
+	for (size_t size = 4096;; size *= 2) {
 		char *buf = malloc(size);
 		int r;
 
 		if (!buf)
-			return true;
-		r = getspnam_r(pw->pw_name, &sp, buf, size, &found);
-		if (r == 0 && found)
-			locked = found->sp_pwdp &&
-				 (found->sp_pwdp[0] == '!' || found->sp_pwdp[0] == '*');
+			return ENOMEM;
+		r = fn(ctx, buf, size);
 		free(buf);
-		if (r != ERANGE)
-			return locked;
-		if (size >= LOOKUP_BUF_MAX)
-			return true;
-		size *= 2;
+		if (r != ERANGE || size >= LOOKUP_BUF_MAX)
+			return r;
 	}
 }
 
-static int group_gid(const char *name, gid_t *ret)
-{
-	for (size_t size = 4096;; size *= 2) {
-		struct group gr, *found = NULL;
-		char *buf = malloc(size);
-		int r;
+struct shadow_query {
+	const char *user;
+	bool locked;
+};
 
-		if (!buf)
-			return -ENOMEM;
-		r = getgrnam_r(name, &gr, buf, size, &found);
-		if (r == 0 && found)
-			*ret = found->gr_gid;
-		free(buf);
-		if (r == 0)
-			return found ? 0 : -ENOENT;
-		if (r != ERANGE || size >= LOOKUP_BUF_MAX)
-			return -r;
+static int shadow_locked(void *ctx, char *buf, size_t size)
+{
+	struct shadow_query *q = ctx;
+	struct spwd sp, *found = NULL;
+	int r = getspnam_r(q->user, &sp, buf, size, &found);
+
+	if (r == 0 && found)
+		q->locked = found->sp_pwdp && (found->sp_pwdp[0] == '!' || found->sp_pwdp[0] == '*');
+	return r;
+}
+
+/*
+ * pam_unix never accepts a password for a hash starting with '!' (passwd -l,
+ * usermod -L) or '*' (no password): neither does a duress password.  If the
+ * shadow entry cannot be read at all (not root), the passwd field still
+ * counts; an entry too large to read, or no memory, counts as locked.
+ */
+static bool account_locked(const struct passwd *pw)
+{
+	struct shadow_query q = { .user = pw->pw_name };
+	int r;
+
+	if (pw->pw_passwd && (pw->pw_passwd[0] == '!' || pw->pw_passwd[0] == '*'))
+		return true;
+	r = with_scratch(shadow_locked, &q);
+	return q.locked || r == ERANGE || r == ENOMEM;
+}
+
+struct group_query {
+	const char *name;
+	bool found;
+	gid_t gid;
+};
+
+static int group_lookup(void *ctx, char *buf, size_t size)
+{
+	struct group_query *q = ctx;
+	struct group gr, *found = NULL;
+	int r = getgrnam_r(q->name, &gr, buf, size, &found);
+
+	if (r == 0 && found) {
+		q->found = true;
+		q->gid = found->gr_gid;
 	}
+	return r;
 }
 
 /* Membership by primary group or supplementary groups; any failure is "no". */
 static bool in_group(const struct passwd *pw, const char *group)
 {
-	struct duress_target t;
-	struct duress_pam_items none = { 0 };
-	bool member = false;
-	gid_t gid = (gid_t)-1;
+	struct group_query q = { .name = group };
+	gid_t *groups = NULL;
+	size_t n = 0;
+	bool member;
 
-	if (group_gid(group, &gid) < 0)
+	if (with_scratch(group_lookup, &q) != 0 || !q.found)
 		return false;
-	if (pw->pw_gid == gid)
+	if (pw->pw_gid == q.gid)
 		return true;
-	if (duress_target_init(&t, pw, &none) < 0)
+	if (duress_user_groups(pw, &groups, &n) < 0)
 		return false;
-	for (size_t i = 0; i < t.n_groups && !member; i++)
-		member = t.groups[i] == gid;
-	duress_target_free(&t);
+	member = false;
+	for (size_t i = 0; i < n && !member; i++)
+		member = groups[i] == q.gid;
+	free(groups);
 	return member;
 }
 

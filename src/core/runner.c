@@ -65,23 +65,29 @@ static int build_env(struct duress_target *t, const struct passwd *pw,
 	return 0;
 }
 
-static int build_groups(struct duress_target *t, const struct passwd *pw)
+int duress_user_groups(const struct passwd *pw, gid_t **ret, size_t *n_ret)
 {
+	gid_t *groups = NULL;
 	int n = 32;
 
 	for (;;) {
-		gid_t *g = reallocarray(t->groups, (size_t)n, sizeof(gid_t));
+		gid_t *g = reallocarray(groups, (size_t)n, sizeof(gid_t));
 		int want = n;
 
-		if (!g)
+		if (!g) {
+			free(groups);
 			return -ENOMEM;
-		t->groups = g;
-		if (getgrouplist(pw->pw_name, pw->pw_gid, t->groups, &want) >= 0) {
-			t->n_groups = (size_t)want;
+		}
+		groups = g;
+		if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &want) >= 0) {
+			*ret = groups;
+			*n_ret = (size_t)want;
 			return 0;
 		}
-		if (want <= n || want > MAX_GROUPS)
+		if (want <= n || want > MAX_GROUPS) {
+			free(groups);
 			return -E2BIG;
+		}
 		n = want;
 	}
 }
@@ -94,7 +100,7 @@ int duress_target_init(struct duress_target *t, const struct passwd *pw,
 	*t = (struct duress_target){ .uid = pw->pw_uid, .gid = pw->pw_gid };
 	r = build_env(t, pw, items);
 	if (r == 0)
-		r = build_groups(t, pw);
+		r = duress_user_groups(pw, &t->groups, &t->n_groups);
 	if (r < 0)
 		duress_target_free(t);
 	return r;
