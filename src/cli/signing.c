@@ -334,7 +334,6 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 		goto out;
 	}
 	duress_tag(key, sig.content_hash, sig.tag);
-	sodium_memzero(key, sizeof(key));
 	len = duress_sig_format(&sig, line, sizeof(line));
 	if (len < 0 || write_sig(&f, line, (size_t)len) < 0)
 		goto out;
@@ -342,6 +341,8 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 	report_state(&f);
 	r = 0;
 out:
+	/* One place wipes the key, whichever way the function ends. */
+	sodium_memzero(key, sizeof(key));
 	close(f.dir_fd);
 	return r;
 }
@@ -384,6 +385,7 @@ static int verify_sig(const struct action_file *f, const char *buf, size_t len,
 		return 2;
 	}
 	if (duress_derive_key(pw->text, pw->len, &sig.params, key) < 0) {
+		sodium_memzero(key, sizeof(key));
 		fail(f->path, "out of memory for Argon2id");
 		return 2;
 	}
