@@ -334,7 +334,9 @@ int duress_dir_load(struct duress_dir *dir, const char *path, enum duress_scope 
 	r = list_actions(dir);
 	if (r < 0)
 		goto fail;
-	qsort(dir->actions, dir->n_actions, sizeof(*dir->actions), compare_actions);
+	/* An empty directory has no array at all, and qsort() wants one. */
+	if (dir->n_actions > 1)
+		qsort(dir->actions, dir->n_actions, sizeof(*dir->actions), compare_actions);
 	for (size_t i = 0; i < dir->n_actions; i++)
 		judge_entry(dir, &dir->actions[i]);
 	return 0;
