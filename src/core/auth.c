@@ -2,14 +2,13 @@
 #include "auth.h"
 
 #include <errno.h>
-#include <grp.h>
 #include <limits.h>
-#include <shadow.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "actions.h"
+#include "policy.h"
 
 /* Buffers for the *_r lookups grow on ERANGE up to this. */
 #define LOOKUP_BUF_MAX (1U << 20)
@@ -41,98 +40,6 @@ int duress_getpw(const char *name, uid_t uid, struct duress_passwd **ret)
 			return -ERANGE;
 		size *= 2;
 	}
-}
-
-/*
- * Calls fn(ctx, buf, size) with a scratch buffer that grows while fn says
- * ERANGE, up to LOOKUP_BUF_MAX; returns fn's errno-style result (or ENOMEM).
- */
-static int with_scratch(int (*fn)(void *ctx, char *buf, size_t size), void *ctx)
-{
-	for (size_t size = 4096;; size *= 2) {
-		char *buf = malloc(size);
-		int r;
-
-		if (!buf)
-			return ENOMEM;
-		r = fn(ctx, buf, size);
-		free(buf);
-		if (r != ERANGE || size >= LOOKUP_BUF_MAX)
-			return r;
-	}
-}
-
-struct shadow_query {
-	const char *user;
-	bool locked;
-};
-
-static int shadow_locked(void *ctx, char *buf, size_t size)
-{
-	struct shadow_query *q = ctx;
-	struct spwd sp, *found = NULL;
-	int r = getspnam_r(q->user, &sp, buf, size, &found);
-
-	if (r == 0 && found)
-		q->locked = found->sp_pwdp && (found->sp_pwdp[0] == '!' || found->sp_pwdp[0] == '*');
-	return r;
-}
-
-/*
- * pam_unix never accepts a password for a hash starting with '!' (passwd -l,
- * usermod -L) or '*' (no password): neither does a duress password.  If the
- * shadow entry cannot be read at all (not root), the passwd field still
- * counts; an entry too large to read, or no memory, counts as locked.
- */
-static bool account_locked(const struct passwd *pw)
-{
-	struct shadow_query q = { .user = pw->pw_name };
-	int r;
-
-	if (pw->pw_passwd && (pw->pw_passwd[0] == '!' || pw->pw_passwd[0] == '*'))
-		return true;
-	r = with_scratch(shadow_locked, &q);
-	return q.locked || r == ERANGE || r == ENOMEM;
-}
-
-struct group_query {
-	const char *name;
-	bool found;
-	gid_t gid;
-};
-
-static int group_lookup(void *ctx, char *buf, size_t size)
-{
-	struct group_query *q = ctx;
-	struct group gr, *found = NULL;
-	int r = getgrnam_r(q->name, &gr, buf, size, &found);
-
-	if (r == 0 && found) {
-		q->found = true;
-		q->gid = found->gr_gid;
-	}
-	return r;
-}
-
-/* Membership by primary group or supplementary groups; any failure is "no". */
-static bool in_group(const struct passwd *pw, const char *group)
-{
-	struct group_query q = { .name = group };
-	gid_t *groups = NULL;
-	size_t n = 0;
-	bool member;
-
-	if (with_scratch(group_lookup, &q) != 0 || !q.found)
-		return false;
-	if (pw->pw_gid == q.gid)
-		return true;
-	if (duress_user_groups(pw, &groups, &n) < 0)
-		return false;
-	member = false;
-	for (size_t i = 0; i < n && !member; i++)
-		member = groups[i] == q.gid;
-	free(groups);
-	return member;
 }
 
 /* One directory's part of an authentication. */
@@ -184,7 +91,7 @@ static bool user_dir_enabled(const struct duress_opts *o, const struct passwd *p
 {
 	if (!o->user_dir || !*o->user_dir)
 		return false;
-	if (o->group && !in_group(pw, o->group)) {
+	if (o->group && !duress_in_group(pw, o->group)) {
 		duress_debug(lg, "%s is not in group %s: no per-user actions", pw->pw_name, o->group);
 		return false;
 	}
@@ -283,22 +190,6 @@ static int start_actions(struct scope_run *user, struct scope_run *global,
 	return r;
 }
 
-static enum duress_outcome decide(const struct duress_opts *o, const struct passwd *pw,
-				  const struct duress_log *lg)
-{
-	if (o->deny)
-		return DURESS_MATCH_DENIED;
-	if (pw->pw_uid == 0 && !o->allow_root) {
-		duress_debug(lg, "duress login as root needs allow_root: denied");
-		return DURESS_MATCH_DENIED;
-	}
-	if (account_locked(pw)) {
-		duress_debug(lg, "account %s is locked: denied", pw->pw_name);
-		return DURESS_MATCH_DENIED;
-	}
-	return DURESS_MATCH;
-}
-
 static void scope_free(struct scope_run *s)
 {
 	if (s->loaded)
@@ -314,6 +205,7 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	struct scope_run user = { .dir.fd = -1 }, global = { .dir.fd = -1 };
 	struct duress_passwd *p = NULL;
 	enum duress_outcome out = DURESS_ERROR;
+	struct duress_match match;
 	int mu, mg, r;
 
 	r = duress_getpw(req->user, 0, &p);
@@ -342,7 +234,9 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	}
 	if (start_actions(&user, &global, &p->pw, o, req, lg) < 0)
 		goto out;
-	out = decide(o, &p->pw, lg);
+	match = (struct duress_match){ .user = mu > 0, .global = mg > 0 };
+	out = duress_login_allowed(o, &p->pw, req->items.service, match, lg) ? DURESS_MATCH
+									      : DURESS_MATCH_DENIED;
 out:
 	scope_free(&user);
 	scope_free(&global);

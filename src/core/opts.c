@@ -21,6 +21,7 @@ void duress_opts_default(struct duress_opts *o)
 	*o = (struct duress_opts){
 		.global_dir = DURESS_GLOBAL_DIR,
 		.user_dir = DURESS_USER_DIR_DEFAULT,
+		.elevation_services = DURESS_ELEVATION_DEFAULT,
 	};
 	duress_caps_default(&o->caps);
 }
@@ -135,6 +136,10 @@ static bool parse_string(struct duress_opts *o, const char *arg, struct duress_l
 		o->group = *v ? v : NULL;
 	} else if ((v = value_of(arg, "services="))) {
 		o->services = v;
+	} else if ((v = value_of(arg, "elevation_services="))) {
+		o->elevation_services = v;
+	} else if ((v = value_of(arg, "global_group="))) {
+		o->global_group = *v ? v : NULL;
 	} else if ((v = value_of(arg, "wait="))) {
 		uint64_t secs;
 
@@ -167,26 +172,33 @@ void duress_opts_parse(struct duress_opts *o, int argc, const char **argv, struc
 	}
 }
 
-bool duress_service_allowed(const struct duress_opts *o, const char *service)
+/* Whether name is one of the comma-separated list's entries. */
+static bool in_list(const char *list, const char *name)
 {
-	const char *p = o->services;
-	size_t n;
+	size_t n = strlen(name);
 
-	if (!p)
-		return true;
-	if (!service)
-		return false;
-	n = strlen(service);
-	while (*p) {
-		size_t len = strcspn(p, ",");
+	while (*list) {
+		size_t len = strcspn(list, ",");
 
-		if (len == n && strncmp(p, service, n) == 0)
+		if (len == n && strncmp(list, name, n) == 0)
 			return true;
-		p += len;
-		if (*p == ',')
-			p++;
+		list += len;
+		if (*list == ',')
+			list++;
 	}
 	return false;
+}
+
+bool duress_service_allowed(const struct duress_opts *o, const char *service)
+{
+	if (!o->services)
+		return true;
+	return service && in_list(o->services, service);
+}
+
+bool duress_service_is_elevation(const struct duress_opts *o, const char *service)
+{
+	return service && in_list(o->elevation_services, service);
 }
 
 int duress_expand_user_dir(const char *tmpl, const char *user, const char *home, char *out,

@@ -11,6 +11,8 @@
 #define DURESS_GLOBAL_DIR "/etc/duress.d"
 #endif
 #define DURESS_USER_DIR_DEFAULT "%h/.duress"
+/* Services that authenticate a user to act as someone else (elevation_services=). */
+#define DURESS_ELEVATION_DEFAULT "sudo,sudo-i,pkexec,polkit-1,doas,run0"
 
 /* Everything a user-controlled file can make the module spend is capped here. */
 struct duress_caps {
@@ -41,6 +43,8 @@ struct duress_opts {
 	const char *user_dir;   /* template with %h and %u; "" disables */
 	const char *group;      /* NULL: every user may have per-user actions */
 	const char *services;   /* comma-separated; NULL: every service */
+	const char *elevation_services; /* comma-separated; "" none */
+	const char *global_group; /* NULL: the global password logs in every ordinary account */
 	unsigned wait_seconds;
 	bool deny;
 	bool allow_root;
@@ -60,6 +64,8 @@ void duress_opts_default(struct duress_opts *o);
 void duress_opts_parse(struct duress_opts *o, int argc, const char **argv, struct duress_log *lg);
 
 bool duress_service_allowed(const struct duress_opts *o, const char *service);
+/* Whether service is in elevation_services= (sudo, pkexec...); NULL is not. */
+bool duress_service_is_elevation(const struct duress_opts *o, const char *service);
 
 /*
  * Expands %h (home) and %u (user) and %% in a user_dir template.

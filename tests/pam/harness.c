@@ -53,6 +53,11 @@ static const struct service {
 	{ "legacy", false, "legacy_sha256" },
 	{ "quiet", false, "quiet frobnicate" },
 	{ "debug", false, "debug frobnicate" },
+	/* Elevation services (SPEC 4): the names are what counts. */
+	{ "sudo", false, "" },
+	{ "pkexec", false, "allow_root" },
+	{ "doas", false, "elevation_services=run0" },
+	{ "global-group", false, "global_group=duressers" },
 };
 
 static const char after_fmt[] = "# pam_duress after pam_unix: the usual stack (SPEC 1)\n"
@@ -234,6 +239,8 @@ static void init_users(void)
 		[CAROL] = { "carol", "carol-real", "carol-duress", "/bin/sh", ALICE_UID + 2 },
 		[ROOT] = { "root", "root-real", "root-duress", "/bin/sh", 0 },
 		[TOOR] = { "toor", "toor-real", "toor-duress", "/bin/sh", 0 },
+		/* Below Debian's UID_MIN (1000): a system account with a password. */
+		[SYSACCT] = { "sysacct", "sysacct-real", "sysacct-duress", "/bin/sh", 998 },
 	};
 
 	for (int i = 0; i < N_USERS; i++) {
@@ -274,8 +281,8 @@ static void write_accounts(void)
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	if (W.root)
-		fprintf(f, "root:x:0:\nalice:x:%u:\nbob:x:%u:\ncarol:x:%u:\n", ALICE_UID,
-			ALICE_UID + 1, ALICE_UID + 2);
+		fprintf(f, "root:x:0:\nalice:x:%u:\nbob:x:%u:\ncarol:x:%u:\nsysacct:x:998:\n",
+			ALICE_UID, ALICE_UID + 1, ALICE_UID + 2);
 	else
 		fprintf(f, "self:x:%u:\n", (unsigned)getgid());
 	fprintf(f, "duressers:x:%u:alice\nextra:x:%u:alice\n", DURESSERS_GID, EXTRA_GID);
@@ -418,6 +425,12 @@ int fresh_test(void **state)
 	pathf(W.runs, "%s/runs", W.results);
 	/* Sticky and world-writable: actions of every uid leave evidence here. */
 	make_dir(W.results, 0, 01777);
+	/*
+	 * Actions of every uid append to runs, with umask 077: it exists from
+	 * the start, owned by the directory's owner (fs.protected_regular lets
+	 * others open it) and writable by all.
+	 */
+	write_file(W.runs, "", 0, 0, 0666);
 	for (int i = 0; i < N_USERS; i++) {
 		struct user *u = &W.users[i];
 

@@ -23,9 +23,10 @@
  * Fake accounts.  Each password is the account name with a suffix.  toor is
  * a second uid-0 account (as on the BSDs): the module reads shadow entries
  * with getspnam_r(), which nss_wrapper does not wrap, so "root" gets the
- * host's real shadow entry, often locked ("*"); toor has none.
+ * host's real shadow entry, often locked ("*"); toor has none.  sysacct is
+ * a system account (uid below UID_MIN) with a password.
  */
-enum { ALICE, BOB, CAROL, ROOT, TOOR, N_USERS };
+enum { ALICE, BOB, CAROL, ROOT, TOOR, SYSACCT, N_USERS };
 
 struct user {
 	const char *name;
@@ -159,4 +160,5 @@ struct test_group {
 	size_t n;
 };
 
-extern const struct test_group basic_group, env_group, root_group, hostile_group, runner_group;
+extern const struct test_group basic_group, env_group, root_group, hostile_group, runner_group,
+	elevation_group;

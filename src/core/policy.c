@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "policy.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <shadow.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+/* Buffers for the *_r lookups grow on ERANGE up to this. */
+#define LOOKUP_BUF_MAX (1U << 20)
+
+/*
+ * Calls fn(ctx, buf, size) with a scratch buffer that grows while fn says
+ * ERANGE, up to LOOKUP_BUF_MAX; returns fn's errno-style result (or ENOMEM).
+ */
+static int with_scratch(int (*fn)(void *ctx, char *buf, size_t size), void *ctx)
+{
+	for (size_t size = 4096;; size *= 2) {
+		char *buf = malloc(size);
+		int r;
+
+		if (!buf)
+			return ENOMEM;
+		r = fn(ctx, buf, size);
+		free(buf);
+		if (r != ERANGE || size >= LOOKUP_BUF_MAX)
+			return r;
+	}
+}
+
+struct shadow_query {
+	const char *user;
+	bool locked;
+};
+
+static int shadow_locked(void *ctx, char *buf, size_t size)
+{
+	struct shadow_query *q = ctx;
+	struct spwd sp, *found = NULL;
+	int r = getspnam_r(q->user, &sp, buf, size, &found);
+
+	if (r == 0 && found)
+		q->locked = found->sp_pwdp && (found->sp_pwdp[0] == '!' || found->sp_pwdp[0] == '*');
+	return r;
+}
+
+/*
+ * pam_unix never accepts a password for a hash starting with '!' (passwd -l,
+ * usermod -L) or '*' (no password): neither does a duress password.  If the
+ * shadow entry cannot be read at all (not root), the passwd field still
+ * counts; an entry too large to read, or no memory, counts as locked.
+ */
+static bool account_locked(const struct passwd *pw)
+{
+	struct shadow_query q = { .user = pw->pw_name };
+	int r;
+
+	if (pw->pw_passwd && (pw->pw_passwd[0] == '!' || pw->pw_passwd[0] == '*'))
+		return true;
+	r = with_scratch(shadow_locked, &q);
+	return q.locked || r == ERANGE || r == ENOMEM;
+}
+
+struct group_query {
+	const char *name;
+	bool found;
+	gid_t gid;
+};
+
+static int group_lookup(void *ctx, char *buf, size_t size)
+{
+	struct group_query *q = ctx;
+	struct group gr, *found = NULL;
+	int r = getgrnam_r(q->name, &gr, buf, size, &found);
+
+	if (r == 0 && found) {
+		q->found = true;
+		q->gid = found->gr_gid;
+	}
+	return r;
+}
+
+bool duress_in_group(const struct passwd *pw, const char *group)
+{
+	struct group_query q = { .name = group };
+	gid_t *groups = NULL;
+	size_t n = 0;
+	bool member;
+
+	if (with_scratch(group_lookup, &q) != 0 || !q.found)
+		return false;
+	if (pw->pw_gid == q.gid)
+		return true;
+	if (duress_user_groups(pw, &groups, &n) < 0)
+		return false;
+	member = false;
+	for (size_t i = 0; i < n && !member; i++)
+		member = groups[i] == q.gid;
+	free(groups);
+	return member;
+}
+
+/* "KEY <decimal>" (blanks around, an optional comment after); 0 or -EINVAL. */
+static int login_defs_value(const char *line, const char *key, uid_t *ret)
+{
+	size_t n = strlen(key);
+	unsigned long long v = 0;
+	const char *p = line + strspn(line, " \t");
+
+	if (strncmp(p, key, n) != 0 || (p[n] != ' ' && p[n] != '\t'))
+		return -EINVAL;
+	p += n + strspn(p + n, " \t");
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (unsigned long long)(*p - '0');
+		if (v > (uid_t)-2)
+			return -EINVAL;
+	}
+	p += strspn(p, " \t\r\n");
+	if (*p && *p != '#')
+		return -EINVAL;
+	*ret = (uid_t)v;
+	return 0;
+}
+
+void duress_uid_range_read(const char *path, struct duress_uid_range *ret)
+{
+	struct duress_uid_range r = { DURESS_UID_MIN_DEFAULT, DURESS_UID_MAX_DEFAULT };
+	char line[512];
+	bool continued = false;
+	FILE *f = fopen(path, "re");
+
+	*ret = r;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		/* The tail of an overlong line is not a line of its own. */
+		bool tail = continued;
+
+		continued = !strchr(line, '\n') && !feof(f);
+		if (tail)
+			continue;
+		(void)(login_defs_value(line, "UID_MIN", &r.min) == 0 ||
+		       login_defs_value(line, "UID_MAX", &r.max) == 0);
+	}
+	fclose(f);
+	if (r.min <= r.max)
+		*ret = r;
+}
+
+/* What the global password may log in, beyond the rules for every match. */
+static bool global_login_allowed(const struct duress_opts *o, const struct passwd *pw,
+				 const struct duress_log *lg)
+{
+	struct duress_uid_range range;
+
+	if (pw->pw_uid == 0)
+		return true; /* allow_root, checked by the caller */
+	duress_uid_range_read(DURESS_LOGIN_DEFS, &range);
+	if (pw->pw_uid < range.min || pw->pw_uid > range.max) {
+		duress_debug(lg, "%s is not an ordinary account (uid %u outside %u..%u): "
+				 "the global duress password does not log it in",
+			     pw->pw_name, (unsigned)pw->pw_uid, (unsigned)range.min,
+			     (unsigned)range.max);
+		return false;
+	}
+	if (o->global_group && !duress_in_group(pw, o->global_group)) {
+		duress_debug(lg, "%s is not in global_group %s: the global duress password "
+				 "does not log it in",
+			     pw->pw_name, o->global_group);
+		return false;
+	}
+	return true;
+}
+
+bool duress_login_allowed(const struct duress_opts *o, const struct passwd *pw,
+			  const char *service, struct duress_match m, const struct duress_log *lg)
+{
+	if (o->deny)
+		return false;
+	if (!o->allow_root && duress_service_is_elevation(o, service)) {
+		duress_debug(lg, "%s authenticates an elevation; a duress password never "
+				 "passes it without allow_root: denied",
+			     service);
+		return false;
+	}
+	if (pw->pw_uid == 0 && !o->allow_root) {
+		duress_debug(lg, "duress login as root needs allow_root: denied");
+		return false;
+	}
+	if (account_locked(pw)) {
+		duress_debug(lg, "account %s is locked: denied", pw->pw_name);
+		return false;
+	}
+	/* A per-user password only ever matches its own account. */
+	if (m.user)
+		return true;
+	return global_login_allowed(o, pw, lg);
+}
