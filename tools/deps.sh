@@ -17,7 +17,7 @@ libcmocka-dev libpam-wrapper libpamtest0-dev libnss-wrapper pamtester
 mandoc valgrind cppcheck clang clang-tidy libclang-rt-14-dev
 openssh-server openssh-client sshpass expect
 passwd login util-linux procps bsdutils
-cracklib-runtime python3 xxd openssl
+cracklib-runtime python3 xxd openssl sudo
 "
 
 if [ "${1:-}" = "--list" ]; then

@@ -594,7 +594,48 @@ check "su, slow action: it completed after su ended" \
 reap_user_processes 10 "$UID1"
 
 # ================================================================================
-# 3. OpenSSH sshd on 127.0.0.1
+# 3. sudo: a duress password never elevates (SPEC 4)
+# ================================================================================
+# sudo_as_user1 PASSWORD: `sudo -S id -u` as U1, in a private mount namespace
+# where the test's service file is /etc/pam.d/sudo and a sudoers file lets
+# U1 run anything.  Output in $T/sudo.out.
+printf '%s ALL=(ALL:ALL) ALL\nDefaults !lecture, passwd_tries=1\n' "$U1" >"$T/sudoers"
+chmod 440 "$T/sudoers"
+sudo_as_user1() {
+	# shellcheck disable=SC2016 # $1... belong to the inner shell
+	printf '%s\n' "$1" | timeout 60 unshare -m --propagation private -- /bin/sh -c '
+		mount --bind "$1" /etc/pam.d/sudo || exit 5
+		mount --bind "$2" /etc/sudoers || exit 5
+		exec setpriv --reuid="$3" --regid="$4" --init-groups -- \
+			env -i PATH=/usr/bin:/bin HOME="$5/home/$3" \
+			sudo -S -k -p "" id -u' sh \
+		"$PAMFILE" "$T/sudoers" "$U1" "$(id -g "$U1")" "$T" >"$T/sudo.out" 2>&1
+}
+
+if [ -x /usr/bin/sudo ] && [ -e /etc/pam.d/sudo ] && [ -e /etc/sudoers ]; then
+	clear_results
+	sudo_as_user1 "$RP1"
+	rc=$?
+	check_diag "sudo, real password: runs the command as root" "$T/sudo.out" \
+		test "$rc" -eq 0 -a "$(grep -cx 0 "$T/sudo.out")" -eq 1
+	settle
+	check "sudo, real password: no action ran" test -z "$(ls -A "$RES")"
+	clear_results
+	sudo_as_user1 "$DP"
+	rc=$?
+	check_diag "sudo, duress password: refused, nothing runs as root" "$T/sudo.out" \
+		test "$rc" -ne 0 -a "$(grep -cx 0 "$T/sudo.out")" -eq 0
+	expect_evidence "sudo, duress password" sudo "$U1" PAM_RUSER "$U1"
+	check "sudo: the real /etc/pam.d/sudo is untouched outside the namespace" \
+		test "$(grep -c "$MODULE" /etc/pam.d/sudo)" -eq 0
+else
+	echo "ok $((n + 1)) # SKIP sudo is not installed (tools/deps.sh installs it)"
+	n=$((n + 1))
+	echo "SKIP: sudo is not installed" >&2
+fi
+
+# ================================================================================
+# 4. OpenSSH sshd on 127.0.0.1
 # ================================================================================
 if ! start_sshd; then
 	not_ok "sshd starts on 127.0.0.1"
