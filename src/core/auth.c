@@ -168,8 +168,8 @@ static int check_dir(struct scope_run *s, const char *path, enum duress_scope sc
 		     const struct duress_opts *o, const struct duress_request *req,
 		     const struct duress_log *lg)
 {
-	int r = duress_dir_load(&s->dir, path, scope, owner,
-				scope == DURESS_SCOPE_USER ? &o->user_caps : &o->caps, o->legacy_sha256);
+	const struct duress_caps *caps = scope == DURESS_SCOPE_USER ? &o->user_caps : &o->caps;
+	int r = duress_dir_load(&s->dir, path, scope, owner, caps, o->legacy_sha256);
 
 	if (r == -ENOENT) {
 		duress_debug(lg, "%s does not exist", path);

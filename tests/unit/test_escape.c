@@ -46,16 +46,16 @@ static const struct escape_case cases[] = {
 	/* Not UTF-8: each byte escaped, what follows judged again. */
 	{ "\xff", "\\xff" },
 	{ "\x80z", "\\x80z" },
-	{ "\xc0\xaf", "\\xc0\\xaf" },                 /* overlong '/' */
-	{ "\xe0\x80\xaf", "\\xe0\\x80\\xaf" },         /* overlong, three bytes */
+	{ "\xc0\xaf", "\\xc0\\xaf" },                   /* overlong '/' */
+	{ "\xe0\x80\xaf", "\\xe0\\x80\\xaf" },          /* overlong, three bytes */
 	{ "\xf0\x80\x80\xaf", "\\xf0\\x80\\x80\\xaf" }, /* overlong, four bytes */
-	{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },         /* surrogate U+D800 */
+	{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },          /* surrogate U+D800 */
 	{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" }, /* above U+10FFFF */
 	{ "\xf5\x80\x80\x80", "\\xf5\\x80\\x80\\x80" },
-	{ "ab\xc3", "ab\\xc3" },                       /* truncated at the end */
+	{ "ab\xc3", "ab\\xc3" }, /* truncated at the end */
 	{ "\xe2\x82", "\\xe2\\x82" },
-	{ "\xe2\x82z", "\\xe2\\x82z" },                /* truncated before a letter */
-	{ "\xc3\xc3\xa9", "\\xc3\xc3\xa9" },           /* a lead byte, then a whole one */
+	{ "\xe2\x82z", "\\xe2\\x82z" },      /* truncated before a letter */
+	{ "\xc3\xc3\xa9", "\\xc3\xc3\xa9" }, /* a lead byte, then a whole one */
 };
 
 static void table(void **state)
@@ -83,12 +83,12 @@ static const struct cut_case cuts[] = {
 	{ "abcdefg", 7, "abc..." },
 	{ "\n\n", 9, "\\x0a\\x0a" },
 	{ "\n\n", 8, "\\x0a..." },
-	{ "a\n", 5, "a..." },               /* never half an escape */
+	{ "a\n", 5, "a..." },                       /* never half an escape */
 	{ "\xc3\xa9\xc3\xa9xy", 6, "\xc3\xa9..." }, /* never half a character */
 	{ "\xc3\xa9\xc3\xa9x", 6, "\xc3\xa9\xc3\xa9x" },
 	{ "abc", 4, "abc" },
 	{ "abcd", 4, "..." },
-	{ "abcd", 3, "" },                   /* no room even for the mark */
+	{ "abcd", 3, "" }, /* no room even for the mark */
 	{ "abcd", 1, "" },
 };
 
