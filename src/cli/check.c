@@ -12,6 +12,7 @@
 
 #include "core/actions.h"
 #include "core/auth.h"
+#include "core/escape.h"
 #include "core/opts.h"
 
 struct check_opts {
@@ -67,23 +68,26 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 	return optind;
 }
 
-/* Prints one action's line; returns whether it is armed. */
-static bool report_action(const struct duress_dir *dir, const struct duress_action *a)
+/* Prints one action's line (path already escaped); returns whether it is armed. */
+static bool report_action(const char *path, const struct duress_action *a)
 {
+	char name[DURESS_ESCAPED_SIZE(NAME_MAX)];
 	bool armed = a->skip == DURESS_ARMED && !a->legacy;
 
+	/* Names are data: a newline or an ESC in one must not reach the terminal. */
+	duress_escape(a->name, name, sizeof(name));
 	if (a->skip == DURESS_NOT_AN_ACTION) {
-		printf("%s/%s: ignored: %s\n", dir->path, a->name, duress_skip_reason(a->skip));
+		printf("%s/%s: ignored: %s\n", path, name, duress_skip_reason(a->skip));
 		return true;
 	}
 	if (a->skip == DURESS_ARMED && a->legacy)
 		printf("%s/%s: SKIPPED unless legacy_sha256: weak legacy .sha256 signature "
 		       "(re-sign with duress sign)\n",
-		       dir->path, a->name);
+		       path, name);
 	else if (a->skip != DURESS_ARMED)
-		printf("%s/%s: SKIPPED: %s\n", dir->path, a->name, duress_skip_reason(a->skip));
+		printf("%s/%s: SKIPPED: %s\n", path, name, duress_skip_reason(a->skip));
 	else
-		printf("%s/%s: ARMED%s%s\n", dir->path, a->name,
+		printf("%s/%s: ARMED%s%s\n", path, name,
 		       a->world_readable ? " (warning: readable by others)" : "",
 		       a->sig_world_readable
 			       ? " (warning: signature readable by others, who can guess offline)"
@@ -91,44 +95,59 @@ static bool report_action(const struct duress_dir *dir, const struct duress_acti
 	return armed;
 }
 
+/* Lists a loaded directory; returns the number of actions not armed. */
+static int report_dir(const char *path, const struct duress_dir *dir, int *actions)
+{
+	int bad = 0;
+
+	if (dir->n_actions == 0)
+		printf("%s: no actions\n", path);
+	for (size_t i = 0; i < dir->n_actions; i++) {
+		bad += !report_action(path, &dir->actions[i]);
+		*actions += dir->actions[i].skip != DURESS_NOT_AN_ACTION;
+	}
+	return bad;
+}
+
 /*
  * Returns the number of actions not armed (a bad directory counts as one);
- * adds the number of actions listed to *actions.
+ * adds the number of actions listed to *actions.  The caps are the scope's
+ * defaults, those the module applies without options.
  */
 static int check_dir(const char *path, enum duress_scope scope, uid_t owner, int *actions)
 {
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	struct duress_caps caps;
 	struct duress_dir dir;
-	int bad = 0;
+	int bad;
 	int r;
 
-	duress_caps_default(&caps);
+	if (scope == DURESS_SCOPE_USER)
+		duress_user_caps_default(&caps);
+	else
+		duress_caps_default(&caps);
+	duress_escape(path, shown, sizeof(shown));
 	/* legacy_ok: list legacy signatures, but as not armed. */
 	r = duress_dir_load(&dir, path, scope, owner, &caps, true);
 	if (r == -ENOENT) {
-		printf("%s: no such directory (no %s actions)\n", path,
+		printf("%s: no such directory (no %s actions)\n", shown,
 		       scope == DURESS_SCOPE_GLOBAL ? "global" : "per-user");
 		return 0;
 	}
 	if (r == -EACCES && scope == DURESS_SCOPE_GLOBAL && geteuid() != 0) {
 		printf("%s: not readable by you (run duress check as root to see global actions)\n",
-		       path);
+		       shown);
 		return 0;
 	}
 	if (r < 0) {
 		char buf[128];
 
-		printf("%s: SKIPPED (whole directory): %s\n", path,
+		printf("%s: SKIPPED (whole directory): %s\n", shown,
 		       duress_dir_problem(r, buf, sizeof(buf)));
 		return 1;
 	}
 	duress_dir_hash(&dir);
-	if (dir.n_actions == 0)
-		printf("%s: no actions\n", path);
-	for (size_t i = 0; i < dir.n_actions; i++) {
-		bad += !report_action(&dir, &dir.actions[i]);
-		*actions += dir.actions[i].skip != DURESS_NOT_AN_ACTION;
-	}
+	bad = report_dir(shown, &dir, actions);
 	duress_dir_free(&dir);
 	return bad;
 }

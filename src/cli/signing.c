@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "cli/signing.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,6 +14,7 @@
 
 #include "cli/realpw.h"
 #include "core/actions.h"
+#include "core/escape.h"
 #include "core/opts.h"
 #include "core/sig.h"
 
@@ -28,9 +28,21 @@ struct action_file {
 	unsigned char hash[DURESS_HASH_LEN];
 };
 
+/* Paths may come from a glob over names a user chose: shown escaped, as data. */
+#define SHOWN_PATH_SIZE DURESS_ESCAPED_SIZE(PATH_MAX)
+
+/* "PATH: WHAT", on stderr after "duress: " */
+static void say(FILE *out, const char *path, const char *what)
+{
+	char shown[SHOWN_PATH_SIZE];
+
+	fprintf(out, "%s%s: %s\n", out == stderr ? "duress: " : "",
+		duress_escape(path, shown, sizeof(shown)), what);
+}
+
 static int fail(const char *path, const char *what)
 {
-	fprintf(stderr, "duress: %s: %s\n", path, what);
+	say(stderr, path, what);
 	return -1;
 }
 
@@ -117,72 +129,197 @@ static int read_small(int dir_fd, const char *name, char *buf, size_t size, size
 	return r;
 }
 
-/* The salt and cost of the first valid signature in name order, if any. */
-static bool directory_params(const struct action_file *f, struct duress_params *ret)
-{
+/*
+ * The action's directory as the module sees it: the global one only if it
+ * is the very directory DURESS_GLOBAL_DIR names, otherwise per-user, with
+ * that scope's default caps.  load is duress_dir_load()'s result; dir is
+ * loaded only if it is 0.
+ */
+struct dir_view {
+	enum duress_scope scope;
+	uid_t owner;
 	struct duress_caps caps;
-	struct dirent **names = NULL;
-	bool found = false;
-	int n = scandirat(f->dir_fd, ".", &names, NULL, alphasort);
+	struct duress_dir dir;
+	int load;
+};
 
-	duress_caps_default(&caps);
-	for (int i = 0; i < n; i++) {
-		const char *name = names[i]->d_name;
-		size_t len = strlen(name), sig_len = 0;
-		char buf[DURESS_SIG_MAX + 1];
-		struct duress_sig sig;
+static enum duress_scope action_scope(const struct action_file *f)
+{
+	struct stat dir, global;
 
-		if (!found && len > 4 && strcmp(name + len - 4, DURESS_SIG_SUFFIX) == 0 &&
-		    read_small(f->dir_fd, name, buf, sizeof(buf), &sig_len) == 0 &&
-		    duress_sig_parse(buf, sig_len, &sig) == 0 &&
-		    duress_params_check(&sig.params, &caps) == 0) {
-			*ret = sig.params;
-			found = true;
+	if (fstat(f->dir_fd, &dir) == 0 && stat(DURESS_GLOBAL_DIR, &global) == 0 &&
+	    dir.st_dev == global.st_dev && dir.st_ino == global.st_ino)
+		return DURESS_SCOPE_GLOBAL;
+	return DURESS_SCOPE_USER;
+}
+
+static void view_load(const struct action_file *f, struct dir_view *v)
+{
+	v->scope = action_scope(f);
+	/* A per-user directory is judged as the action owner's. */
+	v->owner = v->scope == DURESS_SCOPE_GLOBAL ? 0 : f->st.st_uid;
+	if (v->scope == DURESS_SCOPE_GLOBAL)
+		duress_caps_default(&v->caps);
+	else
+		duress_user_caps_default(&v->caps);
+	v->load = duress_dir_load(&v->dir, f->dir, v->scope, v->owner, &v->caps, false);
+}
+
+static void view_free(struct dir_view *v)
+{
+	if (v->load == 0)
+		duress_dir_free(&v->dir);
+}
+
+/*
+ * Whether an action's signature shares a set the module computes anyway:
+ * duress_dir_load() armed it (trusted, well-formed, within the caps and the
+ * directory's max_params), and it is not a legacy one.
+ */
+static bool shares_params(const struct duress_action *a)
+{
+	return a->skip == DURESS_ARMED && !a->legacy;
+}
+
+/* Asked for a cost (want), only that one; by default, at least the default. */
+static bool reusable(const struct duress_params *p, const struct duress_params *want)
+{
+	if (want)
+		return p->mem_kib == want->mem_kib && p->ops == want->ops;
+	return (uint64_t)p->mem_kib * 1024U >= crypto_pwhash_MEMLIMIT_INTERACTIVE &&
+	       p->ops >= crypto_pwhash_OPSLIMIT_INTERACTIVE;
+}
+
+/*
+ * The salt and cost of the first action, in name order, that shares them
+ * and is reusable: an orphan or a weak signature is never inherited.
+ */
+static bool directory_params(const struct dir_view *v, const struct duress_params *want,
+			     struct duress_params *ret)
+{
+	for (size_t i = 0; v->load == 0 && i < v->dir.n_actions; i++) {
+		const struct duress_action *a = &v->dir.actions[i];
+
+		if (shares_params(a) && reusable(&a->sig.params, want)) {
+			*ret = a->sig.params;
+			return true;
 		}
-		free(names[i]);
 	}
-	free(names);
-	return found;
+	return false;
 }
 
-static void choose_params(const struct action_file *f, const struct duress_sign_opts *opts,
-			  struct duress_params *p)
-{
-	uint64_t memlimit = opts->memlimit, opslimit = opts->opslimit;
-	struct duress_params existing;
-	bool have = directory_params(f, &existing);
-	uint64_t mem = memlimit ? memlimit : crypto_pwhash_MEMLIMIT_INTERACTIVE;
-	uint64_t ops = opslimit ? opslimit : crypto_pwhash_OPSLIMIT_INTERACTIVE;
+enum params_choice {
+	PARAMS_SHARED,        /* those of an action in the directory */
+	PARAMS_FRESH_DEFAULT, /* none to share: a fresh salt at the default cost */
+	PARAMS_FRESH_ASKED,   /* none at the cost asked for: a fresh salt at that cost */
+};
 
-	if (have && !memlimit && !opslimit) {
-		*p = existing;
-		return;
-	}
-	if (have && existing.mem_kib == mem / 1024U && existing.ops == ops) {
-		*p = existing;
-		return;
-	}
-	duress_params_new(p, mem, ops);
-	if (have)
-		printf("%s: note: a new salt and cost; the module now runs Argon2id once more "
-		       "for this directory\n",
-		       f->path);
+static enum params_choice choose_params(const struct dir_view *v,
+					const struct duress_sign_opts *opts,
+					struct duress_params *p)
+{
+	bool asked = opts->memlimit || opts->opslimit;
+	struct duress_params fresh;
+
+	duress_params_new(&fresh,
+			  opts->memlimit ? opts->memlimit : crypto_pwhash_MEMLIMIT_INTERACTIVE,
+			  opts->opslimit ? opts->opslimit : crypto_pwhash_OPSLIMIT_INTERACTIVE);
+	if (directory_params(v, asked ? &fresh : NULL, p))
+		return PARAMS_SHARED;
+	*p = fresh;
+	return asked ? PARAMS_FRESH_ASKED : PARAMS_FRESH_DEFAULT;
 }
 
-static int check_cost(const struct action_file *f, const struct duress_params *p)
+/* Whether another action already has a set the module computes. */
+static bool other_sets(const struct action_file *f, const struct dir_view *v)
 {
-	struct duress_caps caps;
-	int r;
+	for (size_t i = 0; v->load == 0 && i < v->dir.n_actions; i++) {
+		const struct duress_action *a = &v->dir.actions[i];
 
-	duress_caps_default(&caps);
-	r = duress_params_check(p, &caps);
+		if (shares_params(a) && strcmp(a->name, f->name) != 0)
+			return true;
+	}
+	return false;
+}
+
+/* Says what a salt of its own means; a fresh default one is always said. */
+static void report_params(const struct action_file *f, const struct dir_view *v,
+			  enum params_choice choice)
+{
+	char shown[SHOWN_PATH_SIZE];
+	bool more = other_sets(f, v);
+
+	if (choice == PARAMS_SHARED || (choice == PARAMS_FRESH_ASKED && !more))
+		return;
+	printf("%s: note: %s%s\n", duress_escape(f->path, shown, sizeof(shown)),
+	       choice == PARAMS_FRESH_DEFAULT ? "a fresh salt at the default cost: no signed action "
+						"here has one at that cost or more to share"
+					      : "a new salt and cost",
+	       more ? "; the module now runs Argon2id once more for this directory" : "");
+}
+
+static bool params_known(const struct duress_params *const *seen, size_t n,
+			 const struct duress_params *p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (duress_params_equal(seen[i], p))
+			return true;
+	return false;
+}
+
+_Static_assert(DURESS_USER_MAX_PARAMS <= DURESS_DEFAULT_MAX_PARAMS, "seen[] holds either scope's");
+
+/*
+ * Whether, with p signed, the module would have more distinct (salt, cost)
+ * sets to compute than max_params: p, and those of every other action whose
+ * signature it reads (the one being replaced does not count).
+ */
+static bool too_many_params(const struct action_file *f, const struct dir_view *v,
+			    const struct duress_params *p)
+{
+	const struct duress_params *seen[DURESS_DEFAULT_MAX_PARAMS + 1] = { p };
+	size_t n = 1;
+
+	for (size_t i = 0; v->load == 0 && i < v->dir.n_actions && n <= v->caps.max_params; i++) {
+		const struct duress_action *a = &v->dir.actions[i];
+
+		if (strcmp(a->name, f->name) == 0 || a->legacy ||
+		    (a->skip != DURESS_ARMED && a->skip != DURESS_SKIP_TOO_MANY_PARAMS))
+			continue;
+		if (!params_known(seen, n, &a->sig.params))
+			seen[n++] = &a->sig.params;
+	}
+	return n > v->caps.max_params;
+}
+
+static const char *scope_name(enum duress_scope scope)
+{
+	return scope == DURESS_SCOPE_GLOBAL ? "the global directory" : "a per-user directory";
+}
+
+/* Refuses what the module, with its default options, would skip. */
+static int check_cost(const struct action_file *f, const struct dir_view *v,
+		      const struct duress_params *p)
+{
+	char why[256];
+	int r = duress_params_check(p, &v->caps);
+
 	if (r == -EINVAL)
 		return fail(f->path, "cost below libsodium's minimum");
-	if (r == -E2BIG)
-		fprintf(stderr,
-			"duress: %s: warning: cost over the module's default caps; "
-			"it needs max_memory= or max_ops= to run\n",
-			f->path);
+	if (r == -E2BIG) {
+		snprintf(why, sizeof(why),
+			 "cost over the module's caps for %s (at most %llu KiB and %llu passes)",
+			 scope_name(v->scope), (unsigned long long)(v->caps.max_memory / 1024U),
+			 (unsigned long long)v->caps.max_ops);
+		return fail(f->path, why);
+	}
+	if (too_many_params(f, v, p)) {
+		snprintf(why, sizeof(why),
+			 "a salt and cost of its own would be one more than the %llu sets the "
+			 "module computes for %s; re-sign the others at one cost",
+			 (unsigned long long)v->caps.max_params, scope_name(v->scope));
+		return fail(f->path, why);
+	}
 	return 0;
 }
 
@@ -218,36 +355,35 @@ static int write_sig(const struct action_file *f, const char *line, size_t len)
 }
 
 /* Says, as the module would judge it, what still keeps the action from running. */
-static void report_state(const struct action_file *f)
+static void report_state(const struct action_file *f, const struct dir_view *before)
 {
-	struct duress_caps caps;
-	struct duress_dir dir;
-	int r;
+	char shown[SHOWN_PATH_SIZE];
+	struct dir_view v = *before;
 
-	duress_caps_default(&caps);
-	/* A per-user directory of the action's owner accepts what a global one does. */
-	r = duress_dir_load(&dir, f->dir, DURESS_SCOPE_USER, f->st.st_uid, &caps, false);
-	if (r < 0) {
+	/* Judged again: the new signature is part of the directory now. */
+	v.load = duress_dir_load(&v.dir, f->dir, v.scope, v.owner, &v.caps, false);
+	if (v.load < 0) {
+		char buf[128];
+
 		fprintf(stderr, "duress: %s: warning: the module will skip this directory: %s\n",
-			f->dir,
-			r == -EPERM  ? "bad owner, or writable by group or others"
-			: r == -E2BIG ? "too many entries"
-				      : strerror(-r));
+			duress_escape(f->dir, shown, sizeof(shown)),
+			duress_dir_problem(v.load, buf, sizeof(buf)));
 		return;
 	}
-	duress_dir_hash(&dir);
-	for (size_t i = 0; i < dir.n_actions; i++) {
-		const struct duress_action *a = &dir.actions[i];
+	duress_escape(f->path, shown, sizeof(shown));
+	duress_dir_hash(&v.dir);
+	for (size_t i = 0; i < v.dir.n_actions; i++) {
+		const struct duress_action *a = &v.dir.actions[i];
 
 		if (strcmp(a->name, f->name) != 0)
 			continue;
 		if (a->skip != DURESS_ARMED)
-			fprintf(stderr, "duress: %s: warning: the module will skip it: %s\n", f->path,
+			fprintf(stderr, "duress: %s: warning: the module will skip it: %s\n", shown,
 				duress_skip_reason(a->skip));
 		else if (a->world_readable)
-			fprintf(stderr, "duress: %s: note: readable by others\n", f->path);
+			fprintf(stderr, "duress: %s: note: readable by others\n", shown);
 	}
-	duress_dir_free(&dir);
+	view_free(&v);
 }
 
 /* A directory as the module would judge one of the action owner's. */
@@ -296,7 +432,10 @@ static int add_companions(const struct action_file *f, const struct duress_sign_
 
 		free(abs);
 		if (r < 0) {
-			fprintf(stderr, "duress: %s: companion %s: %s\n", f->path, opts->also[i],
+			char shown[SHOWN_PATH_SIZE];
+
+			fprintf(stderr, "duress: %s: companion %s: %s\n",
+				duress_escape(f->path, shown, sizeof(shown)), opts->also[i],
 				r == -E2BIG ? "too many companion files or paths too long"
 					    : strerror(-r));
 			return -1;
@@ -309,9 +448,12 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 		     const struct duress_sign_opts *opts)
 {
 	struct action_file f;
+	struct dir_view view = { .load = -ENOENT };
 	struct duress_sig sig;
 	unsigned char key[DURESS_KEY_LEN];
 	char line[DURESS_SIG_MAX + 1];
+	char shown[SHOWN_PATH_SIZE], name[DURESS_ESCAPED_SIZE(NAME_MAX)];
+	enum params_choice choice;
 	int len, r = -1;
 
 	if (open_action(&f, path) < 0)
@@ -325,8 +467,9 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 		goto out;
 	}
 	duress_warn_weak_password(f.st.st_uid, pw);
-	choose_params(&f, opts, &sig.params);
-	if (check_cost(&f, &sig.params) < 0 || add_companions(&f, opts, &sig) < 0 ||
+	view_load(&f, &view);
+	choice = choose_params(&view, opts, &sig.params);
+	if (check_cost(&f, &view, &sig.params) < 0 || add_companions(&f, opts, &sig) < 0 ||
 	    bind_companions(&f, &sig, sig.content_hash) < 0)
 		goto out;
 	if (duress_derive_key(pw->text, pw->len, &sig.params, key) < 0) {
@@ -337,12 +480,15 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 	len = duress_sig_format(&sig, line, sizeof(line));
 	if (len < 0 || write_sig(&f, line, (size_t)len) < 0)
 		goto out;
-	printf("%s: signed (%s%s)\n", path, f.name, DURESS_SIG_SUFFIX);
-	report_state(&f);
+	report_params(&f, &view, choice);
+	printf("%s: signed (%s%s)\n", duress_escape(path, shown, sizeof(shown)),
+	       duress_escape(f.name, name, sizeof(name)), DURESS_SIG_SUFFIX);
+	report_state(&f, &view);
 	r = 0;
 out:
 	/* One place wipes the key, whichever way the function ends. */
 	sodium_memzero(key, sizeof(key));
+	view_free(&view);
 	close(f.dir_fd);
 	return r;
 }
@@ -392,7 +538,7 @@ static int verify_sig(const struct action_file *f, const char *buf, size_t len,
 	match = duress_tag_matches(key, hash, sig.tag);
 	sodium_memzero(key, sizeof(key));
 	if (!match && sodium_memcmp(hash, sig.content_hash, DURESS_HASH_LEN) != 0)
-		fprintf(stderr, "duress: %s: content changed since signing\n", f->path);
+		say(stderr, f->path, "content changed since signing");
 	return match ? 0 : 1;
 }
 
@@ -416,6 +562,6 @@ int duress_verify_file(const char *path, const struct duress_password *pw)
 		r = verify_sig(&f, buf, len, pw);
 	close(f.dir_fd);
 	if (r != 2)
-		printf("%s: %s\n", path, r == 0 ? "the password matches" : "no match");
+		say(stdout, path, r == 0 ? "the password matches" : "no match");
 	return r;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "actions.h"
+#include "escape.h"
 #include "policy.h"
 
 /* Buffers for the *_r lookups grow on ERANGE up to this. */
@@ -50,13 +51,21 @@ struct scope_run {
 	bool have_target;
 };
 
+/* The directory's path in a log line: escaped, and cut to a length syslog keeps. */
+#define LOGGED_PATH_MAX 1024
+
+/* A user names the files: each name is escaped, or it could forge log lines. */
 static void log_skips(const struct duress_dir *dir, const struct duress_log *lg)
 {
+	char path[LOGGED_PATH_MAX], name[DURESS_ESCAPED_SIZE(NAME_MAX)];
+
+	duress_escape(dir->path, path, sizeof(path));
 	for (size_t i = 0; i < dir->n_actions; i++) {
 		const struct duress_action *a = &dir->actions[i];
 
 		if (a->skip != DURESS_ARMED && a->skip != DURESS_NOT_AN_ACTION)
-			duress_log(lg, LOG_WARNING, "%s/%s: %s, skipping", dir->path, a->name,
+			duress_log(lg, LOG_WARNING, "%s/%s: %s, skipping", path,
+				   duress_escape(a->name, name, sizeof(name)),
 				   duress_skip_reason(a->skip));
 	}
 }
@@ -66,7 +75,8 @@ static int check_dir(struct scope_run *s, const char *path, enum duress_scope sc
 		     const struct duress_opts *o, const struct duress_request *req,
 		     const struct duress_log *lg)
 {
-	int r = duress_dir_load(&s->dir, path, scope, owner, &o->caps, o->legacy_sha256);
+	const struct duress_caps *caps = scope == DURESS_SCOPE_USER ? &o->user_caps : &o->caps;
+	int r = duress_dir_load(&s->dir, path, scope, owner, caps, o->legacy_sha256);
 
 	if (r == -ENOENT) {
 		duress_debug(lg, "%s does not exist", path);

@@ -4,6 +4,12 @@
 #include <errno.h>
 #include <string.h>
 
+#include <sodium.h>
+
+_Static_assert(DURESS_USER_MAX_MEMORY == crypto_pwhash_MEMLIMIT_INTERACTIVE &&
+		       DURESS_USER_MAX_OPS == crypto_pwhash_OPSLIMIT_INTERACTIVE,
+	       "per-user caps are libsodium's INTERACTIVE cost");
+
 void duress_caps_default(struct duress_caps *caps)
 {
 	*caps = (struct duress_caps){
@@ -16,6 +22,18 @@ void duress_caps_default(struct duress_caps *caps)
 	};
 }
 
+void duress_user_caps_default(struct duress_caps *caps)
+{
+	*caps = (struct duress_caps){
+		.max_memory = DURESS_USER_MAX_MEMORY,
+		.max_ops = DURESS_USER_MAX_OPS,
+		.max_file_size = DURESS_USER_MAX_FILE_SIZE,
+		.max_total = DURESS_USER_MAX_TOTAL,
+		.max_entries = DURESS_USER_MAX_ENTRIES,
+		.max_params = DURESS_USER_MAX_PARAMS,
+	};
+}
+
 void duress_opts_default(struct duress_opts *o)
 {
 	*o = (struct duress_opts){
@@ -24,6 +42,7 @@ void duress_opts_default(struct duress_opts *o)
 		.elevation_services = DURESS_ELEVATION_DEFAULT,
 	};
 	duress_caps_default(&o->caps);
+	duress_user_caps_default(&o->user_caps);
 }
 
 int duress_parse_size(const char *s, uint64_t max, uint64_t *ret)
@@ -73,23 +92,50 @@ static const struct size_option size_options[] = {
 	{ "max_params=", CAP(max_params), 1, 64 },
 };
 
-static bool parse_size_option(struct duress_caps *caps, const char *arg, struct duress_log *lg)
+#define N_SIZE_OPTIONS (sizeof(size_options) / sizeof(size_options[0]))
+#define USER_PREFIX "user_"
+
+static uint64_t *cap_field(struct duress_caps *caps, const struct size_option *so)
 {
-	for (size_t i = 0; i < sizeof(size_options) / sizeof(size_options[0]); i++) {
+	return (uint64_t *)((char *)caps + so->offset);
+}
+
+/* max_*= sets the global caps, user_max_*= the per-user ones: one table for both. */
+static bool parse_size_option(struct duress_opts *o, const char *arg, struct duress_log *lg)
+{
+	bool user = strncmp(arg, USER_PREFIX, strlen(USER_PREFIX)) == 0;
+	const char *key = user ? arg + strlen(USER_PREFIX) : arg;
+
+	for (size_t i = 0; i < N_SIZE_OPTIONS; i++) {
 		const struct size_option *so = &size_options[i];
 		size_t n = strlen(so->name);
 		uint64_t v;
 
-		if (strncmp(arg, so->name, n) != 0)
+		if (strncmp(key, so->name, n) != 0)
 			continue;
-		if (duress_parse_size(arg + n, so->max, &v) < 0 || v < so->min) {
+		if (duress_parse_size(key + n, so->max, &v) < 0 || v < so->min) {
 			duress_log(lg, LOG_ERR, "bad value in option \"%s\", ignoring", arg);
 			return true;
 		}
-		*(uint64_t *)((char *)caps + so->offset) = v;
+		*cap_field(user ? &o->user_caps : &o->caps, so) = v;
 		return true;
 	}
 	return false;
+}
+
+/*
+ * An admin who lowers a global cap lowers it for users too: a per-user
+ * directory, which anyone can make root pay for, never gets more.
+ */
+static void clamp_user_caps(struct duress_opts *o)
+{
+	for (size_t i = 0; i < N_SIZE_OPTIONS; i++) {
+		uint64_t *user = cap_field(&o->user_caps, &size_options[i]);
+		uint64_t global = *cap_field(&o->caps, &size_options[i]);
+
+		if (*user > global)
+			*user = global;
+	}
 }
 
 static bool parse_flag(struct duress_opts *o, const char *arg)
@@ -165,11 +211,11 @@ void duress_opts_parse(struct duress_opts *o, int argc, const char **argv, struc
 	for (int i = 0; i < argc; i++) {
 		const char *arg = argv[i];
 
-		if (parse_flag(o, arg) || parse_string(o, arg, lg) ||
-		    parse_size_option(&o->caps, arg, lg))
+		if (parse_flag(o, arg) || parse_string(o, arg, lg) || parse_size_option(o, arg, lg))
 			continue;
 		duress_log(lg, LOG_ERR, "unknown option \"%s\", ignoring", arg);
 	}
+	clamp_user_caps(o);
 }
 
 /* Whether name is one of the comma-separated list's entries. */

@@ -31,6 +31,18 @@ struct duress_caps {
 #define DURESS_DEFAULT_MAX_ENTRIES 256ULL
 #define DURESS_DEFAULT_MAX_PARAMS 4ULL
 
+/*
+ * A per-user directory is paid for by anyone who types a wrong password for
+ * that account, as root inside sshd: at most libsodium's INTERACTIVE cost
+ * (64 MiB, 2 passes; opts.c checks that they agree) and two cost sets.
+ */
+#define DURESS_USER_MAX_MEMORY (64ULL << 20)
+#define DURESS_USER_MAX_OPS 2ULL
+#define DURESS_USER_MAX_FILE_SIZE (16ULL << 20)
+#define DURESS_USER_MAX_TOTAL (16ULL << 20)
+#define DURESS_USER_MAX_ENTRIES 128ULL
+#define DURESS_USER_MAX_PARAMS 2ULL
+
 /* Longest wait= the module honours; a login must not hang for ever. */
 #define DURESS_MAX_WAIT 600U
 
@@ -51,10 +63,14 @@ struct duress_opts {
 	bool legacy_sha256;
 	bool debug;
 	bool quiet;
-	struct duress_caps caps;
+	struct duress_caps caps;      /* the global directory (max_*=) */
+	struct duress_caps user_caps; /* per-user ones (user_max_*=), never above caps */
 };
 
+/* The global directory's default caps. */
 void duress_caps_default(struct duress_caps *caps);
+/* A per-user directory's default caps. */
+void duress_user_caps_default(struct duress_caps *caps);
 void duress_opts_default(struct duress_opts *o);
 
 /*

@@ -83,16 +83,51 @@ rc=$?
 expect one "ARMED"
 if [ $rc -eq 0 ]; then ok "exit 0 when every action is armed"; else not_ok "exit $rc on a clean directory"; fi
 
-# Too many different salts: the fifth parameter set is refused.
+# Too many different salts: a per-user directory computes two sets, the global
+# one four.  duress sign refuses a third set here, so s3..s5 are signed apart.
 D=$T/salts
-mkdir -m 700 "$D"
+mkdir -m 700 "$D" "$T/apart"
 for i in 1 2 3 4 5; do
 	new_action "s$i"
-	duress sign --stdin --memlimit $((8 * i))K --opslimit 1 "$D/s$i" >/dev/null 2>&1 <<<"Check-pw-1"
+	if [ "$i" -le 2 ]; then
+		duress sign --stdin --memlimit $((8 * i))K --opslimit 1 "$D/s$i" >/dev/null 2>&1 <<<"Check-pw-1"
+		continue
+	fi
+	mv "$D/s$i" "$T/apart/"
+	duress sign --stdin --memlimit $((8 * i))K --opslimit 1 "$T/apart/s$i" >/dev/null 2>&1 <<<"Check-pw-1"
+	mv "$T/apart/s$i" "$T/apart/s$i.sig" "$D/"
 done
 out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
-expect s4 "ARMED"
-expect s5 "SKIPPED: too many different salts or costs in the directory"
+expect s2 "ARMED"
+expect s3 "SKIPPED: too many different salts or costs in the directory"
+if [ "$(id -u)" -eq 0 ]; then
+	out=$(duress check --user-dir "" --global-dir "$D" 2>&1)
+	expect s4 "ARMED"
+	expect s5 "SKIPPED: too many different salts or costs in the directory"
+else
+	skip "global directory: four salts (needs root to own it)"
+	skip "global directory: the fifth salt skipped (needs root)"
+fi
+
+# Per-user directories have the tighter default caps: 64 MiB and 2 passes.
+D=$T/ucost
+mkdir -m 700 "$D"
+new_action heavy && printf '$duress$v=1$m=65537,t=1,p=1$EREREREREREREREREREREQ$IiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiI$MzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzM\n' >"$D/heavy.sig" && chmod 600 "$D/heavy.sig"
+new_action passes && printf '$duress$v=1$m=8,t=3,p=1$EREREREREREREREREREREQ$IiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiI$MzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzM\n' >"$D/passes.sig" && chmod 600 "$D/passes.sig"
+out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+expect heavy "SKIPPED: signature cost is over the module's cap"
+expect passes "SKIPPED: signature cost is over the module's cap"
+
+# Names are data: a newline or an ESC in a file name must not forge output.
+D=$T/names
+mkdir -m 700 "$D"
+forged=$'x\nsshd[1]: Accepted password for root from 1.2.3.4'
+printf '#!/bin/sh\n' >"$D/$forged" && chmod 700 "$D/$forged"
+printf '#!/bin/sh\n' >"$D/"$'red\e[31m' && chmod 700 "$D/"$'red\e[31m'
+out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+echo "$out" | sed 's/^/# /' | cat -v
+check "a newline in a name: one line, escaped" test "$(grep -c 'sshd\[1\]' <<<"$out")" -eq 1 -a "$(grep -cF "$D/x\\x0asshd[1]: Accepted password for root from 1.2.3.4: SKIPPED: no signature" <<<"$out")" -eq 1
+check "an ESC in a name never reaches the terminal" test -z "$(tr -d -c '\033' <<<"$out")" -a -n "$(grep -F 'red\x1b[31m: SKIPPED' <<<"$out")"
 
 # Whole-directory problems.
 D=$T/worldw

@@ -65,6 +65,67 @@ check "default cost is libsodium INTERACTIVE (64 MiB, 2 passes)" test "$(sig_fie
 echo 'Default-cost-7' | duress verify --stdin "$T/fresh/x" >/dev/null
 check "default-cost signature verifies" test $? -eq 0
 
+# --- never inherit a weak cost (issue 7) --------------------------------------
+# sign_apart DIR NAME: NAME.sig for a throwaway action at the cheap cost, signed
+# elsewhere: an orphan signature, or a set of its own, without duress sign.
+sign_apart() {
+	mkdir -m 700 "$T/apart"
+	new_action "$T/apart/$2"
+	echo 'Apart-pw-8' | sign "$T/apart/$2" >/dev/null 2>&1
+	mv "$T/apart/$2.sig" "$1/"
+	rm -rf "$T/apart"
+}
+mkdir -m 700 "$T/orphan"
+sign_apart "$T/orphan" 0
+new_action "$T/orphan/x"
+out=$(echo 'Default-cost-7' | duress sign --stdin "$T/orphan/x" 2>&1)
+check "an orphan m=8,t=1 signature is not inherited: the default cost" test "$(sig_field "$T/orphan/x" 4)" = "m=65536,t=2,p=1"
+check "an orphan: a fresh salt, not the orphan's" test "$(sig_field "$T/orphan/x" 5)" != "$(sig_field "$T/orphan/0" 5)"
+check "an orphan: the note says a fresh salt at the default cost" grep -q "note: a fresh salt at the default cost" <<<"$out"
+# An orphan first in name order, then a real action at the default cost: its salt is shared.
+mv "$T/orphan/x" "$T/orphan/y" && mv "$T/orphan/x.sig" "$T/orphan/y.sig"
+new_action "$T/orphan/z"
+echo 'Default-cost-7' | duress sign --stdin "$T/orphan/z" >/dev/null 2>&1
+check "a real action's default-cost signature is reused, not the orphan's" test "$(sig_field "$T/orphan/z" 4)" = "m=65536,t=2,p=1" -a "$(sig_field "$T/orphan/z" 5)" = "$(sig_field "$T/orphan/y" 5)"
+# A real action with a weak cost is not inherited either, unless asked for.
+mkdir -m 700 "$T/weak"
+new_action "$T/weak/a"
+echo 'Weak-pw-1' | sign "$T/weak/a" >/dev/null 2>&1
+new_action "$T/weak/b"
+echo 'Weak-pw-1' | duress sign --stdin "$T/weak/b" >/dev/null 2>&1
+check "a real action's weak cost is not inherited by default" test "$(sig_field "$T/weak/b" 4)" = "m=65536,t=2,p=1"
+new_action "$T/weak/c"
+echo 'Weak-pw-1' | sign "$T/weak/c" >/dev/null 2>&1
+check "the same explicit cheap cost shares that action's salt" test "$(sig_field "$T/weak/c" 5)" = "$(sig_field "$T/weak/a" 5)"
+
+# --- what the module would skip is refused (per-user caps) ---------------------
+mkdir -m 700 "$T/caps"
+new_action "$T/caps/big"
+err=$(echo 'Caps-pw-2' | duress sign --stdin --memlimit 128M --opslimit 1 "$T/caps/big" 2>&1)
+check "per-user: memory over 64 MiB refused" test $? -ne 0 -a ! -e "$T/caps/big.sig"
+check "per-user: the refusal is one line that says why" test "$(wc -l <<<"$err")" -eq 1 -a -n "$(grep "over the module's caps for a per-user directory" <<<"$err")"
+echo 'Caps-pw-2' | duress sign --stdin --memlimit 8K --opslimit 3 "$T/caps/big" >/dev/null 2>&1
+check "per-user: 3 passes refused" test $? -ne 0 -a ! -e "$T/caps/big.sig"
+sign_apart "$T/caps" one
+new_action "$T/caps/one"
+sign_apart "$T/caps" two
+new_action "$T/caps/two"
+new_action "$T/caps/three"
+err=$(echo 'Caps-pw-2' | duress sign --stdin --memlimit 16K --opslimit 1 "$T/caps/three" 2>&1)
+check "per-user: a third salt and cost refused, nothing written" test $? -ne 0 -a ! -e "$T/caps/three.sig"
+check "per-user: the third set's refusal is one line that says why" test "$(wc -l <<<"$err")" -eq 1 -a -n "$(grep "sets the module computes" <<<"$err")"
+echo 'Caps-pw-2' | sign "$T/caps/two" >/dev/null 2>&1
+check "per-user: re-signing an action keeps its directory at two sets" test $? -eq 0
+echo 'Caps-pw-2' | sign "$T/caps/three" >/dev/null 2>&1
+check "per-user: the cheap cost of the tests shares an existing set" test $? -eq 0 -a "$(sig_field "$T/caps/three" 5)" = "$(sig_field "$T/caps/one" 5)"
+
+# --- names are data -------------------------------------------------------------
+N=$T/d/$'n\nsshd[1]: Accepted password for root'
+new_action "$N"
+out=$(echo 'Name-pw-3' | sign "$N" 2>&1)
+check "sign: a newline in the name is shown escaped, on one line" test "$(wc -l <<<"$out")" -eq 1 -a -n "$(grep -F 'n\x0asshd[1]: Accepted password for root: signed' <<<"$out")"
+rm -f "$N" "$N.sig"
+
 # --- content changes ---------------------------------------------------------
 echo '# changed' >>"$A"
 err=$(echo 'Duress-pw-1' | duress verify --stdin "$A" 2>&1 >/dev/null)

@@ -20,6 +20,7 @@
 
 #define EVIL_PW "evil-duress"
 #define GOOD_PW "good-duress"
+#define UNTYPED_PW "never-typed-duress"
 
 typedef void rewrite_fn(char *sig, size_t len, char *out, size_t *n);
 
@@ -192,9 +193,12 @@ static void oversized(const char *dir)
 }
 
 /* Replaces evil.sig by what f makes of the valid one. */
+/* Room for any signature a test rewrites, however long its line. */
+#define DURESS_TEST_SIG_MAX 70000
+
 static void rewrite_sig(const char *dir, rewrite_fn *f)
 {
-	char path[PATH_MAX], out[70000];
+	char path[PATH_MAX], out[DURESS_TEST_SIG_MAX];
 	size_t len = 0, n = 0;
 	char *sig;
 
@@ -323,6 +327,103 @@ static void hostile_case(void **state)
 		    false);
 }
 
+static size_t lines_with(const char *log, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *l = log; *l;) {
+		const char *end = strchrnul(l, '\n');
+		const char *hit = strstr(l, needle);
+
+		n += hit && hit < end;
+		l = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+/*
+ * Issue 7.6: names are data.  A file named with a newline and a fake sshd
+ * line gives exactly one log line, the newline shown as \x0a, at every
+ * failed login on the account.
+ */
+static void name_forges_no_log_line(void **state)
+{
+	static const char forged[] = "x\nsshd[1]: Accepted password for root from 1.2.3.4";
+	char path[PATH_MAX], *log;
+
+	(void)state;
+	action_add(U(ALICE)->dir, "good", U(ALICE)->uid, GOOD_PW);
+	path_in(path, U(ALICE)->dir, forged);
+	write_file(path, "#!/bin/sh\n", 10, U(ALICE)->uid, 0700);
+	log = auth_logged("after", "alice", EVIL_PW, PAM_AUTH_ERR);
+	if (lines_with(log, "Accepted password") != 1 ||
+	    !strstr(log, "/x\\x0asshd[1]: Accepted password for root from 1.2.3.4: no signature"))
+		fail_msg("expected one escaped line, got:\n%s", log);
+	free(log);
+	expect_runs((const char *const[]){ NULL }, false);
+}
+
+/* dir/name with a salt of its own: signed in a directory of its own, then moved in. */
+static void sign_apart(const char *dir, const char *name)
+{
+	char apart[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
+
+	pathf(apart, "%s/apart-%s", W.tmp, name);
+	make_dir(apart, U(ALICE)->uid, 0700);
+	action_add(apart, name, U(ALICE)->uid, UNTYPED_PW);
+	path_in(from, apart, name);
+	path_in(to, dir, name);
+	assert_int_equal(rename(from, to), 0);
+	pathf(from, "%s/%s.sig", apart, name);
+	pathf(to, "%s/%s.sig", dir, name);
+	assert_int_equal(rename(from, to), 0);
+	remove_tree(apart);
+}
+
+/* Rewrites dir/name.sig to claim `cost` instead of the real "m=8,t=1,". */
+static void recost_file(const char *dir, const char *name, const char *cost)
+{
+	char path[PATH_MAX], out[DURESS_TEST_SIG_MAX];
+	size_t len = 0, n = 0;
+	char *sig;
+
+	pathf(path, "%s/%s.sig", dir, name);
+	sig = read_file(path, &len);
+	assert_non_null(sig);
+	recost(sig, len, out, &n, cost);
+	write_file(path, out, n, U(ALICE)->uid, 0600);
+	free(sig);
+}
+
+/*
+ * Issue 7.5: anyone's wrong password for alice makes root pay for her
+ * directory, so it gets libsodium's INTERACTIVE cost and two (salt, cost)
+ * sets at most; over that, signatures are skipped before any Argon2id.
+ */
+static void user_dir_caps(void **state)
+{
+	const char *dir = U(ALICE)->dir;
+	char *log;
+
+	(void)state;
+	action_add(dir, "good", U(ALICE)->uid, GOOD_PW); /* the first set */
+	action_add(dir, "heavy", U(ALICE)->uid, EVIL_PW);
+	recost_file(dir, "heavy", "m=65537,t=1,"); /* 1 KiB over 64 MiB */
+	action_add(dir, "passes", U(ALICE)->uid, EVIL_PW);
+	recost_file(dir, "passes", "m=8,t=3,");
+	sign_apart(dir, "second"); /* the second set */
+	sign_apart(dir, "third");  /* one too many */
+	log = auth_logged("after", "alice", EVIL_PW, PAM_AUTH_ERR);
+	if (!strstr(log, "/heavy: signature cost is over the module's cap, skipping") ||
+	    !strstr(log, "/passes: signature cost is over the module's cap, skipping") ||
+	    !strstr(log, "/third: too many different salts or costs in the directory, skipping") ||
+	    strstr(log, "/second:") || strstr(log, "/good:"))
+		fail_msg("per-user caps not applied:\n%s", log);
+	free(log);
+	assert_int_equal(auth_quick("after", "alice", GOOD_PW), PAM_SUCCESS);
+	expect_runs((const char *const[]){ "good", NULL }, false);
+}
+
 /* Compound literals at file scope are static: each case's state lives on. */
 #define CASE(fn, service, whole)                                                  \
 	{                                                                         \
@@ -364,6 +465,8 @@ static const struct CMUnitTest tests[] = {
 	/* Refused before any allocation: far under what a 4 GiB Argon2id takes. */
 	SIG(memory_over_cap, 1),
 	SIG(ops_over_cap, 1),
+	cmocka_unit_test_setup(name_forges_no_log_line, fresh_test),
+	cmocka_unit_test_setup(user_dir_caps, fresh_test),
 };
 
 const struct test_group hostile_group = { "pam_hostile", tests, sizeof(tests) / sizeof(tests[0]) };

@@ -65,6 +65,81 @@ static void every_option(void **state)
 	assert_int_equal(o.caps.max_total, 32ULL << 20);
 }
 
+/* A per-user directory, paid for by anyone's wrong password: INTERACTIVE cost, two sets. */
+static void user_caps_defaults(void **state)
+{
+	struct duress_opts o;
+	struct duress_caps c;
+
+	(void)state;
+	parse(&o, 0, NULL);
+	assert_int_equal(o.user_caps.max_memory, 64ULL << 20);
+	assert_int_equal(o.user_caps.max_ops, 2);
+	assert_int_equal(o.user_caps.max_params, 2);
+	assert_int_equal(o.user_caps.max_file_size, 16ULL << 20);
+	assert_int_equal(o.user_caps.max_total, 16ULL << 20);
+	assert_int_equal(o.user_caps.max_entries, 128);
+	duress_user_caps_default(&c);
+	assert_memory_equal(&o.user_caps, &c, sizeof(c));
+	/* The global directory keeps its caps. */
+	assert_int_equal(o.caps.max_memory, 256ULL << 20);
+	assert_int_equal(o.caps.max_ops, 4);
+	assert_int_equal(o.caps.max_params, 4);
+}
+
+static void user_cap_options(void **state)
+{
+	const char *argv[] = {
+		"user_max_memory=32M", "user_max_ops=1", "user_max_size=1K",
+		"user_max_total=2M",   "user_max_entries=9", "user_max_params=1",
+	};
+	struct duress_opts o, d;
+
+	(void)state;
+	parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv);
+	duress_opts_default(&d);
+	assert_int_equal(o.user_caps.max_memory, 32ULL << 20);
+	assert_int_equal(o.user_caps.max_ops, 1);
+	assert_int_equal(o.user_caps.max_file_size, 1024);
+	assert_int_equal(o.user_caps.max_total, 2ULL << 20);
+	assert_int_equal(o.user_caps.max_entries, 9);
+	assert_int_equal(o.user_caps.max_params, 1);
+	assert_memory_equal(&o.caps, &d.caps, sizeof(d.caps));
+}
+
+/* Bad per-user values keep the default, with the same ranges as the global ones. */
+static void user_cap_bad_values(void **state)
+{
+	const char *argv[] = { "user_max_memory=1", "user_max_ops=0", "user_max_params=65",
+			       "user_max_size=", "user_frobnicate=1", "user_" };
+	struct duress_opts o, d;
+
+	(void)state;
+	parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv);
+	duress_opts_default(&d);
+	assert_memory_equal(&o.user_caps, &d.user_caps, sizeof(d.user_caps));
+	assert_memory_equal(&o.caps, &d.caps, sizeof(d.caps));
+}
+
+/* A global cap bounds the per-user one: lowering max_*= never loosens a user's directory. */
+static void user_caps_never_above_global(void **state)
+{
+	const char *lower[] = { "max_memory=32M", "max_params=1", "max_entries=5" };
+	const char *raise[] = { "user_max_memory=512M", "user_max_ops=8", "max_ops=6",
+				"user_max_params=3" };
+	struct duress_opts o;
+
+	(void)state;
+	parse(&o, 3, lower);
+	assert_int_equal(o.user_caps.max_memory, 32ULL << 20);
+	assert_int_equal(o.user_caps.max_params, 1);
+	assert_int_equal(o.user_caps.max_entries, 5);
+	parse(&o, 4, raise);
+	assert_int_equal(o.user_caps.max_memory, 256ULL << 20);
+	assert_int_equal(o.user_caps.max_ops, 6);
+	assert_int_equal(o.user_caps.max_params, 3);
+}
+
 /* Bad values keep the default; nothing aborts the parse. */
 static void bad_values_keep_defaults(void **state)
 {
@@ -173,6 +248,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults),
 		cmocka_unit_test(every_option),
+		cmocka_unit_test(user_caps_defaults),
+		cmocka_unit_test(user_cap_options),
+		cmocka_unit_test(user_cap_bad_values),
+		cmocka_unit_test(user_caps_never_above_global),
 		cmocka_unit_test(bad_values_keep_defaults),
 		cmocka_unit_test(empty_values_disable),
 		cmocka_unit_test(services_list),
