@@ -21,8 +21,9 @@ static bool has_suffix(const char *s, const char *suffix)
 bool duress_is_action_name(const char *name)
 {
 	static const char *const ignored_suffixes[] = {
-		DURESS_SIG_SUFFIX, DURESS_LEGACY_SUFFIX, "~", ".swp", ".bak",
-		".dpkg-old", ".dpkg-new", ".dpkg-dist", ".dpkg-tmp", ".rpmnew", ".rpmsave",
+		DURESS_SIG_SUFFIX, DURESS_LEGACY_SUFFIX, "~",          ".swp",      ".bak",
+		".dpkg-old",       ".dpkg-new",          ".dpkg-dist", ".dpkg-tmp", ".rpmnew",
+		".rpmsave",
 	};
 	size_t n = strlen(name);
 
@@ -37,7 +38,10 @@ bool duress_is_action_name(const char *name)
 struct duress_trust duress_dir_trust(const struct duress_dir *dir, uint64_t max_size)
 {
 	return (struct duress_trust){
-		.scope = dir->scope, .owner = dir->owner, .max_size = max_size, .as = dir->as,
+		.scope = dir->scope,
+		.owner = dir->owner,
+		.max_size = max_size,
+		.as = dir->as,
 	};
 }
 
@@ -274,8 +278,13 @@ int duress_dir_load(struct duress_dir *dir, const char *path, enum duress_scope 
 	int r;
 
 	*dir = (struct duress_dir){
-		.path = path, .scope = scope, .owner = owner, .as = as, .fd = -1,
-		.caps = caps, .legacy_ok = legacy_ok,
+		.path = path,
+		.scope = scope,
+		.owner = owner,
+		.as = as,
+		.fd = -1,
+		.caps = caps,
+		.legacy_ok = legacy_ok,
 	};
 	r = open_dir(dir);
 	if (r < 0)

@@ -68,8 +68,8 @@ int duress_stream_content(int fd, uint64_t max, int memfd, unsigned char *buf,
 	}
 	crypto_hash_sha256_final(&h, hash);
 	*ret_len = total;
-	if (memfd >= 0 && fcntl(memfd, F_ADD_SEALS,
-				F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0)
+	if (memfd >= 0 &&
+	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0)
 		return -errno;
 	return 0;
 }

@@ -8,31 +8,48 @@
 
 #include "sig.h"
 
-/* One row per kind; the order of the checks is the order of the columns. */
+/*
+ * The trust rules, one row per kind.  duress_judge_file() applies them in
+ * this order: symlink, type, owner, group/other-writable, owner-execute bit,
+ * size; each row says which reason a failure reports.
+ */
 static const struct rules {
-	mode_t type;          /* S_IFDIR or S_IFREG */
-	bool trusted_owner;   /* owner and group/other-write rules apply */
-	bool owner_executes;  /* S_IXUSR is required */
-	uint64_t cap;         /* size cap; 0: the trust's max_size */
-	enum duress_skip symlink, wrong_type, owner, writable, too_large, unreadable;
+	mode_t type;         /* S_IFDIR or S_IFREG */
+	bool trusted_owner;  /* owner and group/other-write rules apply */
+	bool owner_executes; /* S_IXUSR is required */
+	uint64_t cap;        /* size cap; 0: the trust's max_size */
+	enum duress_skip symlink, wrong_type, owner, writable, too_large;
+	enum duress_skip unreadable; /* it cannot be opened (or reopened for reading) */
 } rules[] = {
-	[DURESS_FILE_DIR] = { S_IFDIR, true, false, UINT64_MAX, DURESS_SKIP_NOT_REGULAR,
-			      DURESS_SKIP_NOT_REGULAR, DURESS_SKIP_OWNER, DURESS_SKIP_WRITABLE,
-			      DURESS_SKIP_TOO_LARGE, DURESS_SKIP_UNREADABLE },
-	[DURESS_FILE_ACTION] = { S_IFREG, true, true, 0, DURESS_SKIP_SYMLINK,
-				 DURESS_SKIP_NOT_REGULAR, DURESS_SKIP_OWNER, DURESS_SKIP_WRITABLE,
-				 DURESS_SKIP_TOO_LARGE, DURESS_SKIP_UNREADABLE },
-	[DURESS_FILE_SIG] = { S_IFREG, true, false, DURESS_SIG_MAX, DURESS_SKIP_SIG_NOT_REGULAR,
-			      DURESS_SKIP_SIG_NOT_REGULAR, DURESS_SKIP_SIG_OWNER,
-			      DURESS_SKIP_SIG_WRITABLE, DURESS_SKIP_SIG_MALFORMED,
-			      DURESS_SKIP_UNREADABLE },
-	[DURESS_FILE_COMPANION] = { S_IFREG, true, false, 0, DURESS_SKIP_ALSO_UNSAFE,
-				    DURESS_SKIP_ALSO_UNSAFE, DURESS_SKIP_ALSO_UNSAFE,
-				    DURESS_SKIP_ALSO_UNSAFE, DURESS_SKIP_ALSO_UNSAFE,
-				    DURESS_SKIP_ALSO_MISSING },
-	[DURESS_FILE_INPUT] = { S_IFREG, false, false, 0, DURESS_SKIP_SYMLINK,
-				DURESS_SKIP_NOT_REGULAR, DURESS_ARMED, DURESS_ARMED,
-				DURESS_SKIP_TOO_LARGE, DURESS_SKIP_UNREADABLE },
+	[DURESS_FILE_DIR] = {
+		.type = S_IFDIR, .trusted_owner = true, .cap = UINT64_MAX,
+		.symlink = DURESS_SKIP_NOT_REGULAR, .wrong_type = DURESS_SKIP_NOT_REGULAR,
+		.owner = DURESS_SKIP_OWNER, .writable = DURESS_SKIP_WRITABLE,
+		.unreadable = DURESS_SKIP_UNREADABLE,
+	},
+	[DURESS_FILE_ACTION] = {
+		.type = S_IFREG, .trusted_owner = true, .owner_executes = true,
+		.symlink = DURESS_SKIP_SYMLINK, .wrong_type = DURESS_SKIP_NOT_REGULAR,
+		.owner = DURESS_SKIP_OWNER, .writable = DURESS_SKIP_WRITABLE,
+		.too_large = DURESS_SKIP_TOO_LARGE, .unreadable = DURESS_SKIP_UNREADABLE,
+	},
+	[DURESS_FILE_SIG] = {
+		.type = S_IFREG, .trusted_owner = true, .cap = DURESS_SIG_MAX,
+		.symlink = DURESS_SKIP_SIG_NOT_REGULAR, .wrong_type = DURESS_SKIP_SIG_NOT_REGULAR,
+		.owner = DURESS_SKIP_SIG_OWNER, .writable = DURESS_SKIP_SIG_WRITABLE,
+		.too_large = DURESS_SKIP_SIG_MALFORMED, .unreadable = DURESS_SKIP_UNREADABLE,
+	},
+	[DURESS_FILE_COMPANION] = {
+		.type = S_IFREG, .trusted_owner = true,
+		.symlink = DURESS_SKIP_ALSO_UNSAFE, .wrong_type = DURESS_SKIP_ALSO_UNSAFE,
+		.owner = DURESS_SKIP_ALSO_UNSAFE, .writable = DURESS_SKIP_ALSO_UNSAFE,
+		.too_large = DURESS_SKIP_ALSO_UNSAFE, .unreadable = DURESS_SKIP_ALSO_MISSING,
+	},
+	[DURESS_FILE_INPUT] = {
+		.type = S_IFREG,
+		.symlink = DURESS_SKIP_SYMLINK, .wrong_type = DURESS_SKIP_NOT_REGULAR,
+		.too_large = DURESS_SKIP_TOO_LARGE, .unreadable = DURESS_SKIP_UNREADABLE,
+	},
 };
 
 static bool owner_trusted(const struct duress_trust *t, uid_t uid)

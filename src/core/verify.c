@@ -57,8 +57,8 @@ int duress_bind_companions(const struct duress_dir *dir, const struct duress_sig
 }
 
 /* The action's own faults skip it; only the memfd's are internal errors. */
-static int stream_action(const struct duress_dir *dir, struct duress_action *a, int fd,
-			 bool memfd, unsigned char *buf, uint64_t *budget)
+static int stream_action(const struct duress_dir *dir, struct duress_action *a, int fd, bool memfd,
+			 unsigned char *buf, uint64_t *budget)
 {
 	/* What is read, not what stat said, is charged: the file may change. */
 	uint64_t limit = min_u64(dir->caps->max_file_size, *budget), len = 0;

@@ -28,8 +28,8 @@
 #define RUNS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 #define COMPANION_UNREADABLE "a companion file (--also) is missing or unreadable"
-#define COMPANION_UNSAFE                                                                        \
-	"a companion file (--also) is a symlink, not a regular file, has a bad owner, is "      \
+#define COMPANION_UNSAFE                                                                   \
+	"a companion file (--also) is a symlink, not a regular file, has a bad owner, is " \
 	"writable by group or others, or is too large"
 
 /* A fresh directory only root can enter, like /root. */
@@ -305,8 +305,8 @@ static void user_dir_read_as_user(void **state)
 #define T(f) cmocka_unit_test_setup(f, fresh_test)
 
 static const struct CMUnitTest tests[] = {
-	T(companion_oracle),	   T(companion_fifo),	      T(fifo_in_user_dir),
-	T(companion_device),	   T(companion_of_the_user), T(root_action_unreadable),
+	T(companion_oracle),      T(companion_fifo),        T(fifo_in_user_dir),
+	T(companion_device),      T(companion_of_the_user), T(root_action_unreadable),
 	T(user_dir_read_as_user),
 };
 

@@ -58,20 +58,26 @@ static const struct judge_case judge_cases[] = {
 	{ "action: root's in user scope", DURESS_FILE_ACTION, U, REG(0755), 0, 10, DURESS_ARMED },
 	{ "action: global, root's", DURESS_FILE_ACTION, G, REG(0700), 0, 10, DURESS_ARMED },
 	{ "action: global, a user's", DURESS_FILE_ACTION, G, REG(0700), ME, 10, DURESS_SKIP_OWNER },
-	{ "action: another user's", DURESS_FILE_ACTION, U, REG(0700), OTHER, 10, DURESS_SKIP_OWNER },
-	{ "action: group-writable", DURESS_FILE_ACTION, U, REG(0770), ME, 10, DURESS_SKIP_WRITABLE },
-	{ "action: world-writable", DURESS_FILE_ACTION, U, REG(0702), ME, 10, DURESS_SKIP_WRITABLE },
+	{ "action: another user's", DURESS_FILE_ACTION, U, REG(0700), OTHER, 10,
+	  DURESS_SKIP_OWNER },
+	{ "action: group-writable", DURESS_FILE_ACTION, U, REG(0770), ME, 10,
+	  DURESS_SKIP_WRITABLE },
+	{ "action: world-writable", DURESS_FILE_ACTION, U, REG(0702), ME, 10,
+	  DURESS_SKIP_WRITABLE },
 	{ "action: no owner-execute", DURESS_FILE_ACTION, U, REG(0655), ME, 10,
 	  DURESS_SKIP_NOT_EXECUTABLE },
 	{ "action: at the cap", DURESS_FILE_ACTION, U, REG(0700), ME, CAP, DURESS_ARMED },
-	{ "action: over the cap", DURESS_FILE_ACTION, U, REG(0700), ME, CAP + 1, DURESS_SKIP_TOO_LARGE },
+	{ "action: over the cap", DURESS_FILE_ACTION, U, REG(0700), ME, CAP + 1,
+	  DURESS_SKIP_TOO_LARGE },
 	{ "action: symlink", DURESS_FILE_ACTION, U, S_IFLNK | 0777, ME, 1, DURESS_SKIP_SYMLINK },
 	{ "action: FIFO", DURESS_FILE_ACTION, U, S_IFIFO | 0700, ME, 0, DURESS_SKIP_NOT_REGULAR },
 	{ "action: device", DURESS_FILE_ACTION, U, S_IFCHR | 0700, ME, 0, DURESS_SKIP_NOT_REGULAR },
-	{ "action: socket", DURESS_FILE_ACTION, U, S_IFSOCK | 0700, ME, 0, DURESS_SKIP_NOT_REGULAR },
+	{ "action: socket", DURESS_FILE_ACTION, U, S_IFSOCK | 0700, ME, 0,
+	  DURESS_SKIP_NOT_REGULAR },
 	{ "action: directory", DURESS_FILE_ACTION, U, DIR(0700), ME, 0, DURESS_SKIP_NOT_REGULAR },
 	/* The order of the rules: type, owner, mode, execute bit, size. */
-	{ "action: owner before mode", DURESS_FILE_ACTION, U, REG(0777), OTHER, 10, DURESS_SKIP_OWNER },
+	{ "action: owner before mode", DURESS_FILE_ACTION, U, REG(0777), OTHER, 10,
+	  DURESS_SKIP_OWNER },
 	{ "action: mode before execute", DURESS_FILE_ACTION, U, REG(0666), ME, 10,
 	  DURESS_SKIP_WRITABLE },
 	{ "action: execute before size", DURESS_FILE_ACTION, U, REG(0600), ME, CAP + 1,
@@ -83,7 +89,8 @@ static const struct judge_case judge_cases[] = {
 	{ "sig: another user's", DURESS_FILE_SIG, U, REG(0600), OTHER, 150, DURESS_SKIP_SIG_OWNER },
 	{ "sig: group-writable", DURESS_FILE_SIG, U, REG(0620), ME, 150, DURESS_SKIP_SIG_WRITABLE },
 	{ "sig: world-writable", DURESS_FILE_SIG, U, REG(0602), ME, 150, DURESS_SKIP_SIG_WRITABLE },
-	{ "sig: at DURESS_SIG_MAX", DURESS_FILE_SIG, U, REG(0600), ME, DURESS_SIG_MAX, DURESS_ARMED },
+	{ "sig: at DURESS_SIG_MAX", DURESS_FILE_SIG, U, REG(0600), ME, DURESS_SIG_MAX,
+	  DURESS_ARMED },
 	{ "sig: over DURESS_SIG_MAX", DURESS_FILE_SIG, U, REG(0600), ME, DURESS_SIG_MAX + 1,
 	  DURESS_SKIP_SIG_MALFORMED },
 	{ "sig: symlink", DURESS_FILE_SIG, U, S_IFLNK | 0777, ME, 1, DURESS_SKIP_SIG_NOT_REGULAR },
@@ -109,7 +116,8 @@ static const struct judge_case judge_cases[] = {
 	  DURESS_SKIP_ALSO_UNSAFE },
 	/* input (what the CLI reads): type and size only */
 	{ "input: anyone's, any mode", DURESS_FILE_INPUT, U, REG(0666), OTHER, 10, DURESS_ARMED },
-	{ "input: over the cap", DURESS_FILE_INPUT, U, REG(0600), ME, CAP + 1, DURESS_SKIP_TOO_LARGE },
+	{ "input: over the cap", DURESS_FILE_INPUT, U, REG(0600), ME, CAP + 1,
+	  DURESS_SKIP_TOO_LARGE },
 	{ "input: symlink", DURESS_FILE_INPUT, U, S_IFLNK | 0777, ME, 1, DURESS_SKIP_SYMLINK },
 	{ "input: FIFO", DURESS_FILE_INPUT, U, S_IFIFO | 0600, ME, 0, DURESS_SKIP_NOT_REGULAR },
 };
@@ -121,7 +129,8 @@ static void judge_table(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(judge_cases) / sizeof(judge_cases[0]); i++) {
 		const struct judge_case *c = &judge_cases[i];
-		struct duress_trust t = { .scope = c->scope, .owner = c->scope == U ? ME : 0,
+		struct duress_trust t = { .scope = c->scope,
+					  .owner = c->scope == U ? ME : 0,
 					  .max_size = CAP };
 		struct stat st = { .st_mode = c->mode, .st_uid = c->uid, .st_size = c->size };
 		enum duress_skip got = duress_judge_file(c->kind, &st, &t);
@@ -166,7 +175,8 @@ static int remove_tmp(void **state)
 
 static struct duress_trust own_trust(void)
 {
-	return (struct duress_trust){ .scope = DURESS_SCOPE_USER, .owner = geteuid(),
+	return (struct duress_trust){ .scope = DURESS_SCOPE_USER,
+				      .owner = geteuid(),
 				      .max_size = CAP };
 }
 
@@ -312,9 +322,14 @@ static uid_t current_fsuid(void)
 static void reads_with_the_users_rights(void **state)
 {
 	gid_t nobody_groups[] = { 65534 };
-	struct duress_identity as = { .switched = true, .uid = 65534, .gid = 65534,
-				      .groups = nobody_groups, .n_groups = 1 };
-	struct duress_trust t = { .scope = DURESS_SCOPE_USER, .owner = 65534, .max_size = CAP,
+	struct duress_identity as = { .switched = true,
+				      .uid = 65534,
+				      .gid = 65534,
+				      .groups = nobody_groups,
+				      .n_groups = 1 };
+	struct duress_trust t = { .scope = DURESS_SCOPE_USER,
+				  .owner = 65534,
+				  .max_size = CAP,
 				  .as = &as };
 	struct duress_file f;
 	int n_groups = getgroups(0, NULL);
@@ -325,7 +340,8 @@ static void reads_with_the_users_rights(void **state)
 	assert_int_equal(fchmod(tmp_fd, 0711), 0);
 	write_at("secret", "guess me", 0600);
 	assert_int_equal(fchownat(tmp_fd, "secret", 0, 0, 0), 0);
-	assert_int_equal(duress_open_file(tmp_fd, "secret", DURESS_FILE_COMPANION, &t, true, &f), 0);
+	assert_int_equal(duress_open_file(tmp_fd, "secret", DURESS_FILE_COMPANION, &t, true, &f),
+			 0);
 	assert_int_equal(f.skip, DURESS_SKIP_ALSO_MISSING);
 	assert_int_equal(f.error, EACCES);
 	assert_int_equal(f.fd, -1);
@@ -335,7 +351,8 @@ static void reads_with_the_users_rights(void **state)
 	assert_int_equal(getgroups(0, NULL), n_groups);
 	/* Readable by the user: the same file opens. */
 	assert_int_equal(fchmodat(tmp_fd, "secret", 0644, 0), 0);
-	assert_int_equal(duress_open_file(tmp_fd, "secret", DURESS_FILE_COMPANION, &t, true, &f), 0);
+	assert_int_equal(duress_open_file(tmp_fd, "secret", DURESS_FILE_COMPANION, &t, true, &f),
+			 0);
 	assert_int_equal(f.skip, DURESS_ARMED);
 	assert_true(f.fd >= 0);
 	close(f.fd);
@@ -345,9 +362,14 @@ static void reads_with_the_users_rights(void **state)
 static void search_permission_is_the_users(void **state)
 {
 	gid_t nobody_groups[] = { 65534 };
-	struct duress_identity as = { .switched = true, .uid = 65534, .gid = 65534,
-				      .groups = nobody_groups, .n_groups = 1 };
-	struct duress_trust t = { .scope = DURESS_SCOPE_USER, .owner = 65534, .max_size = CAP,
+	struct duress_identity as = { .switched = true,
+				      .uid = 65534,
+				      .gid = 65534,
+				      .groups = nobody_groups,
+				      .n_groups = 1 };
+	struct duress_trust t = { .scope = DURESS_SCOPE_USER,
+				  .owner = 65534,
+				  .max_size = CAP,
 				  .as = &as };
 	struct duress_file f;
 	char path[PATH_MAX];
@@ -373,7 +395,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(never_opens_a_fifo, make_tmp, remove_tmp),
 		cmocka_unit_test_setup_teardown(never_follows_a_symlink, make_tmp, remove_tmp),
 		cmocka_unit_test_setup_teardown(missing_file, make_tmp, remove_tmp),
-		cmocka_unit_test_setup_teardown(opens_a_directory_for_listing, make_tmp, remove_tmp),
+		cmocka_unit_test_setup_teardown(opens_a_directory_for_listing, make_tmp,
+						remove_tmp),
 		cmocka_unit_test_setup_teardown(reads_with_the_users_rights, make_tmp, remove_tmp),
 		cmocka_unit_test_setup_teardown(search_permission_is_the_users, make_tmp,
 						remove_tmp),
