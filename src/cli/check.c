@@ -112,9 +112,11 @@ static int report_dir(const char *path, const struct duress_dir *dir, int *actio
 /*
  * Returns the number of actions not armed (a bad directory counts as one);
  * adds the number of actions listed to *actions.  The caps are the scope's
- * defaults, those the module applies without options.
+ * defaults, those the module applies without options; files are opened with
+ * as's rights (NULL: ours), as the module opens them.
  */
-static int check_dir(const char *path, enum duress_scope scope, uid_t owner, int *actions)
+static int check_dir(const char *path, enum duress_scope scope, uid_t owner,
+		     const struct duress_identity *as, int *actions)
 {
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	struct duress_caps caps;
@@ -128,7 +130,7 @@ static int check_dir(const char *path, enum duress_scope scope, uid_t owner, int
 		duress_caps_default(&caps);
 	duress_escape(path, shown, sizeof(shown));
 	/* legacy_ok: list legacy signatures, but as not armed. */
-	r = duress_dir_load(&dir, path, scope, owner, &caps, true);
+	r = duress_dir_load(&dir, path, scope, owner, &caps, true, as);
 	if (r == -ENOENT) {
 		printf("%s: no such directory (no %s actions)\n", shown,
 		       scope == DURESS_SCOPE_GLOBAL ? "global" : "per-user");
@@ -146,9 +148,36 @@ static int check_dir(const char *path, enum duress_scope scope, uid_t owner, int
 		       duress_dir_problem(r, buf, sizeof(buf)));
 		return 1;
 	}
-	duress_dir_hash(&dir);
+	r = duress_dir_hash(&dir);
+	if (r < 0) {
+		char buf[128];
+
+		fprintf(stderr, "duress: %s: cannot check: %s\n", shown,
+			strerror_r(-r, buf, sizeof(buf)));
+		duress_dir_free(&dir);
+		return 1;
+	}
 	bad = report_dir(shown, &dir, actions);
 	duress_dir_free(&dir);
+	return bad;
+}
+
+/* As the module does: another user's directory is read with that user's rights. */
+static int check_user_dir(const char *path, const struct passwd *pw, int *actions)
+{
+	struct duress_identity as;
+	int bad;
+	int r = duress_identity_init(&as, pw);
+
+	if (r < 0) {
+		char buf[128];
+
+		fprintf(stderr, "duress: cannot look up the groups of %s: %s\n", pw->pw_name,
+			strerror_r(-r, buf, sizeof(buf)));
+		return 1;
+	}
+	bad = check_dir(path, DURESS_SCOPE_USER, pw->pw_uid, &as, actions);
+	duress_identity_free(&as);
 	return bad;
 }
 
@@ -172,7 +201,7 @@ static int check_user(const struct check_opts *o, int *bad, int *actions)
 		fprintf(stderr, "duress: --user-dir %s cannot be expanded for %s\n", o->user_dir,
 			p->pw.pw_name);
 	else
-		*bad += check_dir(path, DURESS_SCOPE_USER, p->pw.pw_uid, actions);
+		*bad += check_user_dir(path, &p->pw, actions);
 	free(p);
 	return r < 0 ? -1 : 0;
 }
@@ -199,7 +228,7 @@ int duress_cmd_check(int argc, char **argv)
 	if (check_user(&o, &bad, &actions) < 0)
 		return 2;
 	if (*o.global_dir)
-		bad += check_dir(o.global_dir, DURESS_SCOPE_GLOBAL, 0, &actions);
+		bad += check_dir(o.global_dir, DURESS_SCOPE_GLOBAL, 0, NULL, &actions);
 	if (bad)
 		puts("not every action is armed");
 	else

@@ -14,7 +14,9 @@
 
 #include "cli/realpw.h"
 #include "core/actions.h"
+#include "core/auth.h"
 #include "core/escape.h"
+#include "core/identity.h"
 #include "core/opts.h"
 #include "core/sig.h"
 
@@ -66,13 +68,33 @@ static int split_path(struct action_file *f)
 	return 0;
 }
 
-/* Opens without following a symlink and hashes what is there. */
+/* What the CLI reads for its caller: a regular file (any owner), with our own rights. */
+static struct duress_trust input_trust(uint64_t max_size)
+{
+	return (struct duress_trust){ .max_size = max_size };
+}
+
+/* Why the one helper refused to open an action for signing or verifying. */
+static const char *input_problem(const struct duress_file *in)
+{
+	if (in->skip == DURESS_SKIP_SYMLINK)
+		return "is a symlink; actions must be regular files";
+	if (in->skip == DURESS_SKIP_NOT_REGULAR)
+		return "not a regular file";
+	if (in->skip == DURESS_SKIP_TOO_LARGE)
+		return "larger than the module's 16 MiB cap";
+	return strerror(in->error ? in->error : EIO);
+}
+
+/* Opens without following a symlink, never a FIFO or device, and hashes what is there. */
 static int open_action(struct action_file *f, const char *path)
 {
+	struct duress_trust t = input_trust(DURESS_DEFAULT_MAX_FILE_SIZE);
+	struct duress_file in = { .fd = -1 };
 	unsigned char *buf = NULL;
 	uint64_t len;
 	bool elf;
-	int fd = -1, r = -1;
+	int r = -1;
 
 	*f = (struct action_file){ .path = path, .dir_fd = -1 };
 	if (split_path(f) < 0)
@@ -80,28 +102,24 @@ static int open_action(struct action_file *f, const char *path)
 	f->dir_fd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (f->dir_fd < 0)
 		return fail(f->dir, strerror(errno));
-	fd = openat(f->dir_fd, f->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		fail(path, errno == ELOOP ? "is a symlink; actions must be regular files"
-					  : strerror(errno));
+	if (duress_open_file(f->dir_fd, f->name, DURESS_FILE_INPUT, &t, true, &in) < 0 ||
+	    in.fd < 0) {
+		fail(path, input_problem(&in));
 		goto out;
 	}
-	if (fstat(fd, &f->st) < 0 || !S_ISREG(f->st.st_mode)) {
-		fail(path, "not a regular file");
-		goto out;
-	}
+	f->st = in.st;
 	buf = malloc(DURESS_READ_CHUNK);
 	if (!buf) {
 		fail(path, "out of memory");
 		goto out;
 	}
-	r = duress_stream_content(fd, DURESS_DEFAULT_MAX_FILE_SIZE, -1, buf, f->hash, &elf, &len);
+	r = duress_stream_content(in.fd, DURESS_DEFAULT_MAX_FILE_SIZE, -1, buf, f->hash, &elf, &len);
 	if (r < 0)
 		fail(path, r == -EFBIG ? "larger than the module's 16 MiB cap" : "cannot be read");
 out:
 	free(buf);
-	if (fd >= 0)
-		close(fd);
+	if (in.fd >= 0)
+		close(in.fd);
 	if (r < 0 && f->dir_fd >= 0) {
 		close(f->dir_fd);
 		f->dir_fd = -1;
@@ -112,20 +130,23 @@ out:
 /* Reads NAME.sig (or another small file) beside the action; -errno. */
 static int read_small(int dir_fd, const char *name, char *buf, size_t size, size_t *len)
 {
-	int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
+	/* No size cap: reading stops at size, and the parser judges what it got. */
+	struct duress_trust t = input_trust(UINT64_MAX);
+	struct duress_file in;
 	ssize_t n;
-	int r = 0;
+	int r = duress_open_file(dir_fd, name, DURESS_FILE_INPUT, &t, true, &in);
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		r = -EINVAL;
-	else if ((n = read(fd, buf, size)) < 0)
+	if (r < 0)
+		return r;
+	if (in.error)
+		return -in.error;
+	if (in.fd < 0)
+		return -EINVAL;
+	if ((n = read(in.fd, buf, size)) < 0)
 		r = -errno;
 	else
 		*len = (size_t)n;
-	close(fd);
+	close(in.fd);
 	return r;
 }
 
@@ -138,6 +159,7 @@ static int read_small(int dir_fd, const char *name, char *buf, size_t size, size
 struct dir_view {
 	enum duress_scope scope;
 	uid_t owner;
+	struct duress_identity as; /* per-user: read with the owner's rights, as the module does */
 	struct duress_caps caps;
 	struct duress_dir dir;
 	int load;
@@ -153,6 +175,21 @@ static enum duress_scope action_scope(const struct action_file *f)
 	return DURESS_SCOPE_USER;
 }
 
+/* The rights a per-user directory is read with: its owner's (nothing to switch unless root). */
+static int view_identity(struct dir_view *v)
+{
+	struct duress_passwd *p = NULL;
+	int r;
+
+	if (v->scope == DURESS_SCOPE_GLOBAL)
+		return 0;
+	r = duress_getpw(NULL, v->owner, &p);
+	if (r == 0)
+		r = duress_identity_init(&v->as, &p->pw);
+	free(p);
+	return r;
+}
+
 static void view_load(const struct action_file *f, struct dir_view *v)
 {
 	v->scope = action_scope(f);
@@ -162,13 +199,17 @@ static void view_load(const struct action_file *f, struct dir_view *v)
 		duress_caps_default(&v->caps);
 	else
 		duress_user_caps_default(&v->caps);
-	v->load = duress_dir_load(&v->dir, f->dir, v->scope, v->owner, &v->caps, false);
+	v->load = view_identity(v);
+	if (v->load == 0)
+		v->load = duress_dir_load(&v->dir, f->dir, v->scope, v->owner, &v->caps, false,
+					  &v->as);
 }
 
 static void view_free(struct dir_view *v)
 {
 	if (v->load == 0)
 		duress_dir_free(&v->dir);
+	duress_identity_free(&v->as);
 }
 
 /*
@@ -361,7 +402,7 @@ static void report_state(const struct action_file *f, const struct dir_view *bef
 	struct dir_view v = *before;
 
 	/* Judged again: the new signature is part of the directory now. */
-	v.load = duress_dir_load(&v.dir, f->dir, v.scope, v.owner, &v.caps, false);
+	v.load = duress_dir_load(&v.dir, f->dir, v.scope, v.owner, &v.caps, false, &v.as);
 	if (v.load < 0) {
 		char buf[128];
 
@@ -383,13 +424,15 @@ static void report_state(const struct action_file *f, const struct dir_view *bef
 		else if (a->world_readable)
 			fprintf(stderr, "duress: %s: note: readable by others\n", shown);
 	}
-	view_free(&v);
+	/* v.as is before's: only the directory is v's own. */
+	duress_dir_free(&v.dir);
 }
 
 /* A directory as the module would judge one of the action owner's. */
 static void owner_dir(const struct action_file *f, struct duress_caps *caps, struct duress_dir *dir)
 {
 	duress_caps_default(caps);
+	/* .as NULL: the CLI opens companions with its own rights, those of who signs. */
 	*dir = (struct duress_dir){
 		.path = f->dir, .scope = DURESS_SCOPE_USER, .owner = f->st.st_uid, .fd = -1,
 		.caps = caps,
@@ -405,6 +448,7 @@ static int bind_companions(const struct action_file *f, const struct duress_sig 
 	unsigned char *buf;
 	uint64_t budget;
 	enum duress_skip skip;
+	int r;
 
 	memcpy(hash, f->hash, DURESS_HASH_LEN);
 	if (sig->also_len == 0)
@@ -414,8 +458,10 @@ static int bind_companions(const struct action_file *f, const struct duress_sig 
 	buf = malloc(DURESS_READ_CHUNK);
 	if (!buf)
 		return fail(f->path, "out of memory");
-	skip = duress_bind_companions(&dir, sig, buf, &budget, hash);
+	r = duress_bind_companions(&dir, sig, buf, &budget, hash, &skip);
 	free(buf);
+	if (r < 0)
+		return fail(f->path, strerror(-r));
 	if (skip != DURESS_ARMED)
 		return fail(f->path, duress_skip_reason(skip));
 	return 0;

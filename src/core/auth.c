@@ -72,23 +72,26 @@ static void log_skips(const struct duress_dir *dir, const struct duress_log *lg)
 
 /* Returns matches (>= 0) or -errno for internal errors. */
 static int check_dir(struct scope_run *s, const char *path, enum duress_scope scope, uid_t owner,
-		     const struct duress_opts *o, const struct duress_request *req,
-		     const struct duress_log *lg)
+		     const struct duress_identity *as, const struct duress_opts *o,
+		     const struct duress_request *req, const struct duress_log *lg)
 {
 	const struct duress_caps *caps = scope == DURESS_SCOPE_USER ? &o->user_caps : &o->caps;
-	int r = duress_dir_load(&s->dir, path, scope, owner, caps, o->legacy_sha256);
+	int r = duress_dir_load(&s->dir, path, scope, owner, caps, o->legacy_sha256, as);
 
 	if (r == -ENOENT) {
 		duress_debug(lg, "%s does not exist", path);
 		return 0;
 	}
+	/* No memory, or rights that could not be taken or given back: fail closed. */
+	if (r == -ENOMEM || r == -ENOTRECOVERABLE)
+		return r;
 	if (r < 0) {
 		char buf[128];
 
 		/* A directory the module must not trust is a configuration problem, not an error. */
 		duress_log(lg, LOG_WARNING, "%s: %s, skipping", path,
 			   duress_dir_problem(r, buf, sizeof(buf)));
-		return r == -ENOMEM ? r : 0;
+		return 0;
 	}
 	s->loaded = true;
 	r = duress_dir_verify(&s->dir, req->password, req->password_len);
@@ -115,6 +118,7 @@ static bool user_dir_enabled(const struct duress_opts *o, const struct passwd *p
 static int check_user(struct scope_run *s, const struct duress_opts *o, const struct passwd *pw,
 		      const struct duress_request *req, const struct duress_log *lg)
 {
+	struct duress_identity as;
 	char path[PATH_MAX];
 	int r;
 
@@ -126,7 +130,13 @@ static int check_user(struct scope_run *s, const struct duress_opts *o, const st
 			   pw->pw_name);
 		return 0;
 	}
-	return check_dir(s, path, DURESS_SCOPE_USER, pw->pw_uid, o, req, lg);
+	/* The user's files are opened with the user's rights: root opens nothing a user named. */
+	r = duress_identity_init(&as, pw);
+	if (r == 0)
+		r = check_dir(s, path, DURESS_SCOPE_USER, pw->pw_uid, &as, o, req, lg);
+	s->dir.as = NULL; /* as ends here; the directory's files are all read by now */
+	duress_identity_free(&as);
+	return r;
 }
 
 static int check_global(struct scope_run *s, const struct duress_opts *o,
@@ -138,7 +148,7 @@ static int check_global(struct scope_run *s, const struct duress_opts *o,
 		duress_debug(lg, "not root: global actions cannot run as root");
 		return 0;
 	}
-	return check_dir(s, o->global_dir, DURESS_SCOPE_GLOBAL, 0, o, req, lg);
+	return check_dir(s, o->global_dir, DURESS_SCOPE_GLOBAL, 0, NULL, o, req, lg);
 }
 
 static size_t add_jobs(struct duress_job *jobs, size_t n, struct scope_run *s)

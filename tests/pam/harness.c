@@ -555,6 +555,30 @@ void action_sign_also(const char *path, const char *password, const char *also)
 	}
 }
 
+char *cli_output(char *const argv[], int *status)
+{
+	char log[PATH_MAX];
+	char **envp = env_without_pam_wrapper();
+	pid_t pid;
+
+	pathf(log, "%s/cli.log", W.tmp);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (out < 0 || in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+			_exit(127);
+		execve(W.cli, argv, envp);
+		_exit(127);
+	}
+	free(envp);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	return read_file(log, NULL);
+}
+
 void action_add(const char *dir, const char *name, uid_t uid, const char *password)
 {
 	char path[PATH_MAX];

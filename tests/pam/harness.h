@@ -92,6 +92,8 @@ void action_script(const char *dir, const char *name, uid_t uid, const char *pre
 void action_sign(const char *path, const char *password);
 /* The same, binding a companion file (duress sign --also). */
 void action_sign_also(const char *path, const char *password, const char *also);
+/* Runs the real CLI (argv[0] is its name) with stdin /dev/null; its stdout and stderr (free them). */
+char *cli_output(char *const argv[], int *status);
 /* action_script + action_sign in dir, owned by uid. */
 void action_add(const char *dir, const char *name, uid_t uid, const char *password);
 /* Path of the evidence an action named `name` leaves in results. */
@@ -161,4 +163,4 @@ struct test_group {
 };
 
 extern const struct test_group basic_group, env_group, root_group, hostile_group, runner_group,
-	elevation_group;
+	elevation_group, privilege_group;

@@ -315,7 +315,7 @@ const struct test_group basic_group = { "pam_basic", tests, sizeof(tests) / size
 int main(void)
 {
 	const struct test_group *groups[] = { &basic_group, &env_group, &root_group, &hostile_group,
-					      &runner_group, &elevation_group };
+					      &runner_group, &elevation_group, &privilege_group };
 	const char *filter = getenv("DURESS_TEST_FILTER");
 	int failed = 0;
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <security/pam_appl.h>
@@ -120,8 +121,16 @@ static void foreign_owner(void **state)
 	action_add(U(ALICE)->dir, "planted", U(BOB)->uid, U(ALICE)->duress);
 	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
 	expect_runs(NONE, false);
-	/* A root-owned action in a user's directory is trusted, and runs as the user. */
+	/*
+	 * A root-owned action in a user's directory is trusted, and runs as the
+	 * user, who must be able to read it and its signature: the directory is
+	 * read with her rights.
+	 */
 	action_add(U(ALICE)->dir, "from-root", 0, U(ALICE)->duress);
+	pathf(path, "%s/from-root", U(ALICE)->dir);
+	assert_int_equal(chmod(path, 0755), 0);
+	pathf(path, "%s/from-root.sig", U(ALICE)->dir);
+	assert_int_equal(chmod(path, 0644), 0);
 	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_SUCCESS);
 	expect_runs(RUNS("from-root"), false);
 	expect_ids("from-root", U(ALICE)->uid, U(ALICE)->gid, NULL);

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "identity.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+/*
+ * Raw system calls, not glibc's setgroups(), which changes every thread of
+ * the process: a PAM application may be multithreaded, and only this thread
+ * may take a user's rights.  32-bit ids where the old calls are 16-bit.
+ */
+#ifdef SYS_setfsuid32
+#define SYS_SETFSUID SYS_setfsuid32
+#define SYS_SETFSGID SYS_setfsgid32
+#define SYS_SETGROUPS SYS_setgroups32
+#define SYS_GETGROUPS SYS_getgroups32
+#else
+#define SYS_SETFSUID SYS_setfsuid
+#define SYS_SETFSGID SYS_setfsgid
+#define SYS_SETGROUPS SYS_setgroups
+#define SYS_GETGROUPS SYS_getgroups
+#endif
+
+int duress_identity_init(struct duress_identity *id, const struct passwd *pw)
+{
+	*id = (struct duress_identity){ 0 };
+	if (geteuid() != 0 || pw->pw_uid == 0)
+		return 0;
+	*id = (struct duress_identity){ .switched = true, .uid = pw->pw_uid, .gid = pw->pw_gid };
+	return duress_user_groups(pw, &id->groups, &id->n_groups);
+}
+
+void duress_identity_free(struct duress_identity *id)
+{
+	free(id->groups);
+	*id = (struct duress_identity){ 0 };
+}
+
+/* setfsuid() cannot report failure; an invalid id changes nothing and returns the current one. */
+static bool set_fsuid(uid_t uid)
+{
+	(void)syscall(SYS_SETFSUID, uid);
+	return (uid_t)syscall(SYS_SETFSUID, (uid_t)-1) == uid;
+}
+
+static bool set_fsgid(gid_t gid)
+{
+	(void)syscall(SYS_SETFSGID, gid);
+	return (gid_t)syscall(SYS_SETFSGID, (gid_t)-1) == gid;
+}
+
+static bool set_groups(const gid_t *groups, size_t n)
+{
+	return syscall(SYS_SETGROUPS, n, groups) == 0 && syscall(SYS_GETGROUPS, 0, NULL) == (long)n;
+}
+
+static int save(struct duress_saved_identity *saved)
+{
+	long n = syscall(SYS_GETGROUPS, 0, NULL);
+
+	*saved = (struct duress_saved_identity){
+		.fsuid = (uid_t)syscall(SYS_SETFSUID, (uid_t)-1),
+		.fsgid = (gid_t)syscall(SYS_SETFSGID, (gid_t)-1),
+	};
+	if (n < 0)
+		return -ENOTRECOVERABLE;
+	if (n > 0) {
+		saved->groups = calloc((size_t)n, sizeof(gid_t));
+		if (!saved->groups)
+			return -ENOMEM;
+		if (syscall(SYS_GETGROUPS, n, saved->groups) != n) {
+			free(saved->groups);
+			saved->groups = NULL;
+			return -ENOTRECOVERABLE;
+		}
+	}
+	saved->n_groups = (int)n;
+	return 0;
+}
+
+int duress_identity_enter(const struct duress_identity *id, struct duress_saved_identity *saved)
+{
+	int r;
+
+	*saved = (struct duress_saved_identity){ 0 };
+	if (!id || !id->switched)
+		return 0;
+	r = save(saved);
+	if (r < 0)
+		return r;
+	saved->switched = true;
+	/* Groups and fsgid while the capabilities are still there, fsuid last. */
+	if (set_groups(id->groups, id->n_groups) && set_fsgid(id->gid) && set_fsuid(id->uid))
+		return 0;
+	(void)duress_identity_leave(saved);
+	return -ENOTRECOVERABLE;
+}
+
+int duress_identity_leave(struct duress_saved_identity *saved)
+{
+	bool ok;
+
+	if (!saved->switched)
+		return 0;
+	ok = set_fsuid(saved->fsuid) && set_groups(saved->groups, (size_t)saved->n_groups) &&
+	     set_fsgid(saved->fsgid);
+	free(saved->groups);
+	*saved = (struct duress_saved_identity){ 0 };
+	return ok ? 0 : -ENOTRECOVERABLE;
+}

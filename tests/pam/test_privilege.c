@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * SPEC 2, issue 7 item 1: nothing a user named is opened by root.  A
+ * per-user directory, its actions, signatures and companion files are
+ * opened with the user's rights, and with O_PATH + fstat() before any open
+ * for reading: a root-only file is no oracle, a FIFO writer stays blocked, a
+ * device is never opened, and each of them simply disarms the action.
+ */
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <security/pam_appl.h>
+
+#define NONE ((const char *const[]){ NULL })
+#define RUNS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+#define COMPANION_UNREADABLE "a companion file (--also) is missing or unreadable"
+#define COMPANION_UNSAFE                                                                   \
+	"a companion file (--also) is a symlink, not a regular file, has a bad owner, is " \
+	"writable by group or others, or is too large"
+
+/* A fresh directory only root can enter, like /root. */
+static void root_only_dir(char out[PATH_MAX])
+{
+	pathf(out, "%s/rootonly", W.tmp);
+	remove_tree(out);
+	make_dir(out, 0, 0700);
+}
+
+/* alice's action `name`, signed by root's CLI with companion bound. */
+static void action_with_companion(const char *name, const char *companion, char path[PATH_MAX])
+{
+	action_script(U(ALICE)->dir, name, U(ALICE)->uid, "", true);
+	pathf(path, "%s/%s", U(ALICE)->dir, name);
+	action_sign_also(path, U(ALICE)->duress, companion);
+}
+
+/* Swaps a signed regular file for a FIFO or device node: the binding stays. */
+static void replace_by_node(const char *path, mode_t mode, dev_t dev, uid_t uid)
+{
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mknod(path, mode, dev), 0);
+	assert_int_equal(chown(path, uid, uid), 0);
+	assert_int_equal(chmod(path, mode & 07777), 0);
+}
+
+/* An inotify watch for any open of path; an O_PATH open is none. */
+static int watch_opens(const char *path)
+{
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	assert_true(in >= 0);
+	assert_true(inotify_add_watch(in, path, IN_OPEN) >= 0);
+	return in;
+}
+
+static bool was_opened(int in)
+{
+	char buf[4096];
+
+	return read(in, buf, sizeof(buf)) > 0;
+}
+
+struct writer {
+	pid_t pid;
+	int report; /* readable once the writer's open() returned */
+};
+
+/* A process blocked in open(O_WRONLY) on a FIFO until someone opens it for reading. */
+static struct writer start_writer(const char *fifo)
+{
+	struct writer w;
+	int p[2];
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	w.pid = fork();
+	assert_true(w.pid >= 0);
+	if (w.pid == 0) {
+		int fd = open(fifo, O_WRONLY | O_CLOEXEC);
+
+		(void)!write(p[1], fd >= 0 ? "o" : "e", 1);
+		_exit(0);
+	}
+	close(p[1]);
+	w.report = p[0];
+	return w;
+}
+
+/* Asserts the writer is still blocked, then ends it. */
+static void expect_still_blocked(struct writer *w)
+{
+	struct pollfd pfd = { .fd = w->report, .events = POLLIN };
+
+	/* A reader's open wakes the writer at once: a generous bound, not a guess. */
+	assert_int_equal(poll(&pfd, 1, 500), 0);
+	assert_int_equal(waitpid(w->pid, NULL, WNOHANG), 0);
+	kill(w->pid, SIGKILL);
+	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	close(w->report);
+}
+
+/* This thread has root's own rights again: fsuid 0, and the same groups. */
+static void expect_own_rights(int n_groups)
+{
+	assert_int_equal((uid_t)syscall(SYS_setfsuid, (uid_t)-1), 0);
+	assert_int_equal((gid_t)syscall(SYS_setfsgid, (gid_t)-1), getegid());
+	assert_int_equal(getgroups(0, NULL), n_groups);
+}
+
+/* `duress check --user alice`, run by root, says "path: SKIPPED: reason". */
+static void check_says(const char *action, const char *reason)
+{
+	char a0[] = "duress", a1[] = "check", a2[] = "--user", a3[] = "alice",
+	     a4[] = "--global-dir", a5[] = "";
+	char *const argv[] = { a0, a1, a2, a3, a4, a5, NULL };
+	char line[PATH_MAX + 256];
+	int status = 0;
+	char *out = cli_output(argv, &status);
+
+	assert_non_null(out);
+	snprintf(line, sizeof(line), "%s: SKIPPED: %s\n", action, reason);
+	if (!strstr(out, line))
+		fail_msg("duress check --user alice: no line \"%s\" in:\n%s", action, out);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	free(out);
+}
+
+/* A root-only file bound by alice is no oracle on its content. */
+static void companion_oracle(void **state)
+{
+	char secret_dir[PATH_MAX], secret[PATH_MAX], action[PATH_MAX];
+	static const char guess[] = "the guess is right\n";
+	int n_groups = getgroups(0, NULL);
+
+	(void)state;
+	require_root("a root-only companion");
+	root_only_dir(secret_dir);
+	pathf(secret, "%s/secret", secret_dir);
+	write_file(secret, guess, sizeof(guess) - 1, 0, 0600);
+	/* Root's CLI can read it: the binding has the right content hash. */
+	action_with_companion("oracle", secret, action);
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
+	expect_runs(NONE, false);
+	expect_own_rights(n_groups);
+	check_says(action, COMPANION_UNREADABLE);
+	/* The binding itself is good: where alice may read the file, it fires. */
+	assert_int_equal(chmod(secret_dir, 0755), 0);
+	assert_int_equal(chmod(secret, 0644), 0);
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_SUCCESS);
+	expect_runs(RUNS("oracle"), false);
+	expect_own_rights(n_groups);
+}
+
+/* A root-owned FIFO in a root-only directory, bound by alice: no login opens it. */
+static void companion_fifo(void **state)
+{
+	char dir[PATH_MAX], fifo[PATH_MAX], action[PATH_MAX];
+	struct writer w;
+	int in;
+
+	(void)state;
+	require_root("a root-only FIFO");
+	root_only_dir(dir);
+	pathf(fifo, "%s/fifo", dir);
+	write_file(fifo, "x", 1, 0, 0600);
+	action_with_companion("fifo-bound", fifo, action);
+	replace_by_node(fifo, S_IFIFO | 0600, 0, 0);
+	in = watch_opens(fifo);
+	w = start_writer(fifo);
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
+	expect_still_blocked(&w);
+	assert_false(was_opened(in));
+	expect_runs(NONE, false);
+	close(in);
+}
+
+/* alice's own FIFOs in her directory, as a signature and as an action: never opened. */
+static void fifo_in_user_dir(void **state)
+{
+	char sig[PATH_MAX], action[PATH_MAX];
+	struct writer w_sig, w_action;
+	int in_sig, in_action;
+
+	(void)state;
+	require_root("FIFOs owned by another user");
+	action_script(U(ALICE)->dir, "piped", U(ALICE)->uid, "", true);
+	pathf(sig, "%s/piped.sig", U(ALICE)->dir);
+	assert_int_equal(mkfifo(sig, 0600), 0);
+	assert_int_equal(chown(sig, U(ALICE)->uid, U(ALICE)->gid), 0);
+	pathf(action, "%s/pipe-action", U(ALICE)->dir);
+	assert_int_equal(mkfifo(action, 0700), 0);
+	assert_int_equal(chown(action, U(ALICE)->uid, U(ALICE)->gid), 0);
+	in_sig = watch_opens(sig);
+	in_action = watch_opens(action);
+	w_sig = start_writer(sig);
+	w_action = start_writer(action);
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
+	expect_still_blocked(&w_action);
+	expect_still_blocked(&w_sig);
+	assert_false(was_opened(in_sig));
+	assert_false(was_opened(in_action));
+	expect_runs(NONE, false);
+	close(in_sig);
+	close(in_action);
+}
+
+/* A device bound as a companion (here /dev/null's numbers, root's, 0644) disarms, unopened. */
+static void companion_device(void **state)
+{
+	char node[PATH_MAX], action[PATH_MAX];
+	int in;
+
+	(void)state;
+	require_root("a device node");
+	pathf(node, "%s/null", U(ALICE)->home);
+	write_file(node, "", 0, 0, 0644);
+	action_with_companion("device-bound", node, action);
+	replace_by_node(node, S_IFCHR | 0644, makedev(1, 3), 0);
+	in = watch_opens(node);
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
+	assert_false(was_opened(in));
+	expect_runs(NONE, false);
+	check_says(action, COMPANION_UNSAFE);
+	assert_false(was_opened(in));
+	close(in);
+	assert_int_equal(unlink(node), 0);
+}
+
+/* Regression: a companion alice owns and can read still binds and fires. */
+static void companion_of_the_user(void **state)
+{
+	char conf[PATH_MAX], action[PATH_MAX];
+
+	(void)state;
+	pathf(conf, "%s/alert.conf", U(ALICE)->home);
+	write_file(conf, "KEY=1\n", 6, U(ALICE)->uid, 0600);
+	action_with_companion("with-conf", conf, action);
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_SUCCESS);
+	expect_runs(RUNS("with-conf"), false);
+	/* Still bound: a changed companion disarms. */
+	write_file(conf, "KEY=2\n", 6, U(ALICE)->uid, 0600);
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
+	expect_runs(RUNS("with-conf"), false);
+	assert_int_equal(unlink(conf), 0);
+}
+
+/*
+ * The rule, for actions too: root's 0700 executable in alice's directory
+ * (trusted by owner, as a hard link of a root-only program would be) is
+ * read with alice's rights, so it is unreadable and skipped.
+ */
+static void root_action_unreadable(void **state)
+{
+	char path[PATH_MAX];
+
+	(void)state;
+	require_root("a root-only file in a user's directory");
+	action_add(U(ALICE)->dir, "root-only", 0, U(ALICE)->duress);
+	pathf(path, "%s/root-only.sig", U(ALICE)->dir);
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
+	expect_runs(NONE, false);
+	pathf(path, "%s/root-only", U(ALICE)->dir);
+	check_says(path, "unreadable");
+	assert_int_equal(chmod(path, 0755), 0);
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_SUCCESS);
+	expect_runs(RUNS("root-only"), false);
+}
+
+/* A per-user directory must be readable by its user: root's 0700 one is skipped. */
+static void user_dir_read_as_user(void **state)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+
+	(void)state;
+	require_root("a root-owned per-user directory");
+	pathf(dir, "%s/var/alice", W.tmp);
+	make_dir(dir, 0, 0700);
+	action_add(dir, "var-root", 0, "alice-var-duress");
+	pathf(path, "%s/var-root", dir);
+	assert_int_equal(chmod(path, 0755), 0);
+	pathf(path, "%s/var-root.sig", dir);
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(auth_quick("var-userdir", "alice", "alice-var-duress"), PAM_AUTH_ERR);
+	expect_runs(NONE, false);
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(auth_quick("var-userdir", "alice", "alice-var-duress"), PAM_SUCCESS);
+	expect_runs(RUNS("var-root"), false);
+}
+
+#define T(f) cmocka_unit_test_setup(f, fresh_test)
+
+static const struct CMUnitTest tests[] = {
+	T(companion_oracle),      T(companion_fifo),        T(fifo_in_user_dir),
+	T(companion_device),      T(companion_of_the_user), T(root_action_unreadable),
+	T(user_dir_read_as_user),
+};
+
+const struct test_group privilege_group = { "pam_privilege", tests,
+					    sizeof(tests) / sizeof(tests[0]) };
