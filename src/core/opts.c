@@ -21,6 +21,7 @@ void duress_opts_default(struct duress_opts *o)
 	*o = (struct duress_opts){
 		.global_dir = DURESS_GLOBAL_DIR,
 		.user_dir = DURESS_USER_DIR_DEFAULT,
+		.runner = DURESS_RUNNER_PATH,
 	};
 	duress_caps_default(&o->caps);
 }
@@ -133,6 +134,11 @@ static bool parse_string(struct duress_opts *o, const char *arg, struct duress_l
 		o->user_dir = v;
 	} else if ((v = value_of(arg, "group="))) {
 		o->group = *v ? v : NULL;
+	} else if ((v = value_of(arg, "runner="))) {
+		if (*v != '/')
+			duress_log(lg, LOG_ERR, "runner must be absolute: \"%s\", ignoring", v);
+		else
+			o->runner = v;
 	} else if ((v = value_of(arg, "services="))) {
 		o->services = v;
 	} else if ((v = value_of(arg, "wait="))) {

@@ -41,6 +41,7 @@ struct duress_opts {
 	const char *user_dir;   /* template with %h and %u; "" disables */
 	const char *group;      /* NULL: every user may have per-user actions */
 	const char *services;   /* comma-separated; NULL: every service */
+	const char *runner;     /* the runner program, an absolute path */
 	unsigned wait_seconds;
 	bool deny;
 	bool allow_root;

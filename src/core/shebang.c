@@ -7,17 +7,16 @@
 
 void duress_shebang_parse(const char *buf, size_t len, struct duress_shebang *ret)
 {
+	size_t n = len < DURESS_SHEBANG_MAX ? len : DURESS_SHEBANG_MAX;
 	char *p, *end;
 
 	ret->interp = ret->arg = NULL;
 	ret->line[0] = '\0';
-	if (len > DURESS_SHEBANG_MAX)
-		len = DURESS_SHEBANG_MAX;
-	if (len < 2 || buf[0] != '#' || buf[1] != '!')
+	if (n < 2 || buf[0] != '#' || buf[1] != '!')
 		return;
-	memcpy(ret->line, buf, len);
-	ret->line[len] = '\0';
-	end = memchr(ret->line, '\n', len);
+	memcpy(ret->line, buf, n);
+	ret->line[n] = '\0';
+	end = memchr(ret->line, '\n', n);
 	/* A line the kernel would truncate is left to the kernel. */
 	if (!end)
 		return;

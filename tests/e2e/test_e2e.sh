@@ -109,6 +109,9 @@ done
 MODULE=$(readlink -f "$1")
 DURESS_SRC=$(readlink -f "$2")
 [ -f "$MODULE" ] || skip_all "no module at $1"
+# The action runner of the same build tree, next to the module (src/meson.build).
+RUNNER=$(dirname "$MODULE")/duress-runner
+[ -x "$RUNNER" ] || skip_all "no duress-runner next to $1"
 [ -x "$DURESS_SRC" ] || skip_all "no duress CLI at $2"
 SSHD_BIN=$(command -v sshd)
 SSHD_BIN=$(readlink -f "$SSHD_BIN")
@@ -210,7 +213,7 @@ CREATED_PAMFILE=$PAMFILE
 	cat >"$PAMFILE" <<EOF
 # pam_duress end-to-end test ($0); removed when the test ends.
 auth     [success=2 default=ignore]  pam_unix.so nodelay
-auth     [success=1 default=ignore]  $MODULE global_dir=$GLOBAL
+auth     [success=1 default=ignore]  $MODULE global_dir=$GLOBAL runner=$RUNNER
 auth     requisite                   pam_deny.so
 auth     required                    pam_permit.so
 account  required                    pam_unix.so
