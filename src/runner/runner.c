@@ -140,12 +140,6 @@ static void start_logger(void)
 	close(pipefd[1]);
 }
 
-static void wait_for(pid_t pid)
-{
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-}
-
 /* One chain: its own jobs only, as its target, one after another. */
 static _Noreturn void run_chain(const struct duress_manifest *m, size_t c)
 {
@@ -163,26 +157,39 @@ static _Noreturn void run_chain(const struct duress_manifest *m, size_t c)
 
 		if (pid == 0)
 			duress_exec_job(&chain->jobs[i], chain->target);
-		if (pid > 0)
-			wait_for(pid);
+		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
 	}
 	_exit(0);
 }
 
 static void run_chains(const struct duress_manifest *m)
 {
-	pid_t pids[DURESS_CHAINS];
+	pid_t chains[DURESS_CHAINS];
+	size_t running = 0;
 
 	if (m->flags & DURESS_RUN_DEBUG)
 		start_logger();
 	for (size_t c = 0; c < m->n_chains; c++) {
-		pids[c] = fork();
-		if (pids[c] == 0)
+		pid_t pid = fork();
+
+		if (pid == 0)
 			run_chain(m, c);
+		if (pid > 0)
+			chains[running++] = pid;
 	}
-	for (size_t c = 0; c < m->n_chains; c++)
-		if (pids[c] > 0)
-			wait_for(pids[c]);
+	/* Whichever chain ends first is reaped first: no zombie waits for the other. */
+	while (running > 0) {
+		pid_t pid = waitpid(-1, NULL, 0);
+
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			break;
+		for (size_t c = 0; c < running; c++)
+			if (chains[c] == pid)
+				chains[c] = chains[--running];
+	}
 }
 
 int main(void)
