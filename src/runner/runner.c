@@ -192,25 +192,34 @@ static void run_chains(const struct duress_manifest *m)
 	}
 }
 
-int main(void)
+/* Checks what the module handed over and puts the process in its default state. */
+static int prepare(struct duress_manifest *m)
 {
-	struct duress_manifest m;
-	pid_t pid;
-
 	if (become_root() != 0)
-		return 1;
+		return -1;
 	reset_signals();
-	if (duress_manifest_read(DURESS_RUNNER_MANIFEST_FD, &m) < 0 || check_descriptors(&m) < 0)
-		return 2;
+	if (duress_manifest_read(DURESS_RUNNER_MANIFEST_FD, m) < 0)
+		return -1;
 	(void)close(DURESS_RUNNER_MANIFEST_FD);
+	if (check_descriptors(m) < 0)
+		return -1;
 	reset_limits_and_scheduling();
 	umask(077);
-	if (chdir("/") != 0)
-		return 1;
+	return chdir("/");
+}
+
+int main(void)
+{
+	struct duress_manifest m = { 0 };
+	pid_t pid = -1;
+
 	/* The module waits for this process only: it exits, its child goes on. */
-	pid = fork();
-	if (pid != 0)
+	if (prepare(&m) == 0)
+		pid = fork();
+	if (pid != 0) {
+		duress_manifest_free(&m);
 		return pid < 0 ? 1 : 0;
+	}
 	if (setsid() < 0)
 		_exit(1);
 	run_chains(&m);
