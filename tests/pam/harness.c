@@ -54,6 +54,7 @@ static const struct service {
 	{ "legacy", false, "legacy_sha256" },
 	{ "quiet", false, "quiet frobnicate" },
 	{ "debug", false, "debug frobnicate" },
+	{ "no-runner", false, "runner=@T@/no-such-runner" },
 };
 
 static const char after_fmt[] = "# pam_duress after pam_unix: the usual stack (SPEC 1)\n"

@@ -32,6 +32,7 @@
 #include <linux/keyctl.h>
 #include <security/pam_appl.h>
 
+#define NONE ((const char *const[]){ NULL })
 #define RUNS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 /* The action's pid in results/NAME.pid, then up to 30 s until results/release exists. */
@@ -477,11 +478,37 @@ static void runner_not_signalled_by_caller(void **state)
 	release(RUNS("held"));
 }
 
-#define T(f) cmocka_unit_test_setup(f, fresh_test)
+/* runner= names the program; if it cannot start, the login fails closed and nothing runs. */
+static void missing_runner_fails_closed(void **state)
+{
+	char *log;
+
+	(void)state;
+	action_add(U(ALICE)->dir, "act", U(ALICE)->uid, U(ALICE)->duress);
+	log = auth_logged("no-runner", "alice", U(ALICE)->duress, PAM_AUTH_ERR);
+	assert_non_null(strstr(log, "no-such-runner failed to start"));
+	free(log);
+	expect_runs(NONE, false);
+	assert_int_equal(auth_quick("no-runner", "alice", U(ALICE)->real), PAM_SUCCESS);
+}
+
+/* After each test, passed or failed: no held action waits out its 30 s. */
+static int release_held(void **state)
+{
+	char path[PATH_MAX];
+
+	(void)state;
+	pathf(path, "%s/release", W.results);
+	write_file(path, "", 0, 0, 0644);
+	return 0;
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, fresh_test, release_held)
 
 static const struct CMUnitTest tests[] = {
 	T(runner_has_its_own_name), T(new_session_keyring),   T(limits_and_nice_reset),
 	T(stopped_user_action),     T(no_password_in_memory), T(runner_not_signalled_by_caller),
+	T(missing_runner_fails_closed),
 };
 
 const struct test_group isolation_group = { "pam_isolation", tests,
