@@ -13,9 +13,9 @@ if [ ! -d "$dir" ]; then
 	CC=clang meson setup "$dir" -Dfuzzing=true -Db_sanitize=address,undefined \
 		-Db_lundef=false >/dev/null || exit 2
 fi
-ninja -C "$dir" fuzz/fuzz-sig fuzz/fuzz-opts >/dev/null || exit 2
+ninja -C "$dir" fuzz/fuzz-sig fuzz/fuzz-opts fuzz/fuzz-shebang >/dev/null || exit 2
 status=0
-for target in sig opts; do
+for target in sig opts shebang; do
 	work=$(mktemp -d)
 	cp fuzz/corpus/"$target"/* "$work"/
 	if "$dir/fuzz/fuzz-$target" -max_total_time="$secs" -close_fd_mask=2 \

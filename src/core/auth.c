@@ -151,19 +151,28 @@ static int check_global(struct scope_run *s, const struct duress_opts *o,
 	return check_dir(s, o->global_dir, DURESS_SCOPE_GLOBAL, 0, NULL, o, req, lg);
 }
 
-static size_t add_jobs(struct duress_job *jobs, size_t n, struct scope_run *s)
+/* The scope's matched actions, in name order, as a chain; 0 or -ENOMEM.  Free *jobs. */
+static int add_jobs(struct scope_run *s, struct duress_job **jobs, struct duress_chain *chain)
 {
-	for (size_t i = 0; s->loaded && i < s->dir.n_actions; i++) {
+	size_t n = 0;
+
+	*chain = (struct duress_chain){ .target = &s->target };
+	*jobs = NULL;
+	if (!s->loaded || s->dir.n_actions == 0)
+		return 0;
+	*jobs = calloc(s->dir.n_actions, sizeof(**jobs));
+	if (!*jobs)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->dir.n_actions; i++) {
 		struct duress_action *a = &s->dir.actions[i];
 
-		if (!a->matched)
-			continue;
-		jobs[n] = (struct duress_job){
-			.memfd = a->memfd, .elf = a->elf, .name = a->name, .target = &s->target,
-		};
-		duress_job_prepare(&jobs[n++]);
+		if (a->matched)
+			(*jobs)[n++] = (struct duress_job){ .memfd = a->memfd, .elf = a->elf,
+							    .name = a->name };
 	}
-	return n;
+	chain->jobs = *jobs;
+	chain->n_jobs = n;
+	return 0;
 }
 
 static int prepare_target(struct scope_run *s, const struct passwd *pw,
@@ -175,38 +184,41 @@ static int prepare_target(struct scope_run *s, const struct passwd *pw,
 	return r;
 }
 
-/* Builds the targets and starts the matched actions, per-user ones first. */
+/*
+ * Builds the targets and starts the matched actions: per-user ones as the
+ * user and global ones as root, in two chains that do not wait for each other.
+ */
 static int start_actions(struct scope_run *user, struct scope_run *global,
 			 const struct passwd *pw, const struct duress_opts *o,
 			 const struct duress_request *req, const struct duress_log *lg)
 {
 	struct duress_passwd *root = NULL;
-	struct duress_job *jobs;
-	size_t n = user->dir.n_actions + global->dir.n_actions;
-	size_t n_user;
-	int r = 0;
+	struct duress_job *jobs[DURESS_CHAINS] = { 0 };
+	struct duress_chain chains[DURESS_CHAINS], run[DURESS_CHAINS];
+	size_t n_run = 0;
+	int r = add_jobs(user, &jobs[0], &chains[0]);
 
-	if (n == 0)
-		return 0;
-	jobs = calloc(n, sizeof(*jobs));
-	if (!jobs)
-		return -ENOMEM;
-	/* Jobs point at their scope's target, which is filled in below. */
-	n_user = add_jobs(jobs, 0, user);
-	n = add_jobs(jobs, n_user, global);
-	if (n_user > 0)
+	if (r == 0)
+		r = add_jobs(global, &jobs[1], &chains[1]);
+	if (r == 0 && chains[0].n_jobs > 0)
 		r = prepare_target(user, pw, req);
-	if (r == 0 && n > n_user && (r = duress_getpw(NULL, 0, &root)) == 0)
+	if (r == 0 && chains[1].n_jobs > 0 && (r = duress_getpw(NULL, 0, &root)) == 0)
 		r = prepare_target(global, &root->pw, req);
-	if (r == 0) {
-		duress_debug(lg, "starting %zu action(s)", n);
-		r = duress_spawn(jobs, n, o->wait_seconds, lg);
-	} else {
+	if (r < 0) {
 		errno = -r;
 		duress_log(lg, LOG_ERR, "cannot prepare the actions' environment: %m");
+		goto out;
 	}
+	for (size_t c = 0; c < DURESS_CHAINS; c++)
+		if (chains[c].n_jobs > 0)
+			run[n_run++] = chains[c];
+	duress_debug(lg, "starting %zu per-user and %zu global action(s)", chains[0].n_jobs,
+		     chains[1].n_jobs);
+	r = duress_spawn(o->runner, run, n_run, o->wait_seconds, lg);
+out:
 	free(root);
-	free(jobs);
+	free(jobs[0]);
+	free(jobs[1]);
 	return r;
 }
 

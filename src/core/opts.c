@@ -40,6 +40,7 @@ void duress_opts_default(struct duress_opts *o)
 		.global_dir = DURESS_GLOBAL_DIR,
 		.user_dir = DURESS_USER_DIR_DEFAULT,
 		.elevation_services = DURESS_ELEVATION_DEFAULT,
+		.runner = DURESS_RUNNER_PATH,
 	};
 	duress_caps_default(&o->caps);
 	duress_user_caps_default(&o->user_caps);
@@ -180,6 +181,11 @@ static bool parse_string(struct duress_opts *o, const char *arg, struct duress_l
 		o->user_dir = v;
 	} else if ((v = value_of(arg, "group="))) {
 		o->group = *v ? v : NULL;
+	} else if ((v = value_of(arg, "runner="))) {
+		if (*v != '/')
+			duress_log(lg, LOG_ERR, "runner must be absolute: \"%s\", ignoring", v);
+		else
+			o->runner = v;
 	} else if ((v = value_of(arg, "services="))) {
 		o->services = v;
 	} else if ((v = value_of(arg, "elevation_services="))) {

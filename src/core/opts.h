@@ -57,6 +57,7 @@ struct duress_opts {
 	const char *services;   /* comma-separated; NULL: every service */
 	const char *elevation_services; /* comma-separated; "" none */
 	const char *global_group; /* NULL: the global password logs in every ordinary account */
+	const char *runner;     /* the runner program, an absolute path */
 	unsigned wait_seconds;
 	bool deny;
 	bool allow_root;

@@ -5,11 +5,11 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -18,8 +18,6 @@
 
 #define ROOT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define USER_PATH "/usr/local/bin:/usr/bin:/bin"
-#define ACTION_FD 3
-#define MAX_GROUPS 65536
 
 static int env_add(char **envp, size_t *n, const char *key, const char *value)
 {
@@ -84,7 +82,7 @@ int duress_user_groups(const struct passwd *pw, gid_t **ret, size_t *n_ret)
 			*n_ret = (size_t)want;
 			return 0;
 		}
-		if (want <= n || want > MAX_GROUPS) {
+		if (want <= n || want > (int)DURESS_MANIFEST_MAX_GROUPS) {
 			free(groups);
 			return -E2BIG;
 		}
@@ -106,59 +104,6 @@ int duress_target_init(struct duress_target *t, const struct passwd *pw,
 	return r;
 }
 
-void duress_target_free(struct duress_target *t)
-{
-	for (size_t i = 0; t->envp && t->envp[i]; i++)
-		free(t->envp[i]);
-	free(t->envp);
-	free(t->groups);
-	*t = (struct duress_target){ 0 };
-}
-
-/*
- * Everything from here to duress_spawn runs in children of a possibly
- * multithreaded process: async-signal-safe calls and raw system calls only.
- * glibc's setuid() family may try to talk to the parent's other threads,
- * hence syscall().
- */
-static int drop_privileges(const struct duress_target *t)
-{
-	if (geteuid() != 0)
-		return geteuid() == t->uid ? 0 : -1;
-	if (syscall(SYS_setgroups, t->n_groups, t->groups) != 0 ||
-	    syscall(SYS_setresgid, t->gid, t->gid, t->gid) != 0 ||
-	    syscall(SYS_setresuid, t->uid, t->uid, t->uid) != 0)
-		return -1;
-	if (getuid() != t->uid || geteuid() != t->uid || getgid() != t->gid ||
-	    getegid() != t->gid)
-		return -1;
-	/* Losing root must be for good. */
-	if (t->uid != 0 && syscall(SYS_setresuid, 0, 0, 0) == 0)
-		return -1;
-	return 0;
-}
-
-static void reset_signals(void)
-{
-	struct sigaction sa = { .sa_handler = SIG_DFL };
-	sigset_t none;
-
-	for (int sig = 1; sig < NSIG; sig++)
-		(void)sigaction(sig, &sa, NULL);
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
-/* Descriptors the children use; -1 when absent. */
-struct spawn_fds {
-	int devnull;
-	int log_read;  /* with debug: logger(1) reads the actions' output here */
-	int log_write;
-	int done;      /* with wait=: closed when the runner exits */
-	int *keep;     /* all of the above and the jobs' memfds, ascending */
-	size_t n_keep;
-};
-
 int duress_fd_above_stdio(int fd)
 {
 	int moved;
@@ -171,174 +116,123 @@ int duress_fd_above_stdio(int fd)
 	return moved;
 }
 
-static int compare_ints(const void *a, const void *b)
+/*
+ * The descriptors the runner gets, slot i at descriptor
+ * DURESS_RUNNER_MANIFEST_FD + i: the manifest, the wait= pipe (or -1) and
+ * the jobs' memfds in manifest order.  Filled before the clone, so that
+ * the child only copies descriptors.
+ */
+struct handover {
+	int *from;
+	int *tmp; /* the child's scratch space */
+	size_t n;
+	int devnull;
+};
+
+static int handover_init(struct handover *h, int manifest, int done,
+			 const struct duress_chain *chains, size_t n_chains)
 {
-	int x = *(const int *)a, y = *(const int *)b;
+	size_t n = 2;
 
-	return (x > y) - (x < y);
-}
-
-/* The descriptors the runner needs, sorted, so that it can close all others. */
-static int list_kept_fds(struct spawn_fds *fds, const struct duress_job *jobs, size_t n_jobs)
-{
-	int own[] = { fds->devnull, fds->log_read, fds->log_write, fds->done };
-
-	fds->keep = calloc(n_jobs + sizeof(own) / sizeof(own[0]), sizeof(int));
-	if (!fds->keep)
+	for (size_t c = 0; c < n_chains; c++)
+		n += chains[c].n_jobs;
+	h->from = calloc(n, sizeof(int));
+	h->tmp = calloc(n, sizeof(int));
+	if (!h->from || !h->tmp)
 		return -ENOMEM;
-	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		if (own[i] >= 0)
-			fds->keep[fds->n_keep++] = own[i];
-	for (size_t i = 0; i < n_jobs; i++)
-		fds->keep[fds->n_keep++] = jobs[i].memfd;
-	qsort(fds->keep, fds->n_keep, sizeof(int), compare_ints);
+	h->from[h->n++] = manifest;
+	h->from[h->n++] = done;
+	for (size_t c = 0; c < n_chains; c++)
+		for (size_t i = 0; i < chains[c].n_jobs; i++)
+			h->from[h->n++] = chains[c].jobs[i].memfd;
 	return 0;
 }
 
 /*
- * The runner outlives the login: it must not hold the application's
- * terminal, sockets or files open.  Standard descriptors go to /dev/null and
- * every descriptor not in fds->keep is closed.
+ * In the child of a possibly multithreaded process: async-signal-safe calls
+ * only.  Every descriptor goes above its final place first, so that none is
+ * overwritten before it is copied; everything else is closed, so that the
+ * runner holds none of the application's terminal, sockets or files.
  */
-static void detach_descriptors(const struct spawn_fds *fds)
+static int place_descriptors(const struct handover *h)
 {
-	unsigned next = STDERR_FILENO + 1;
+	int high = DURESS_RUNNER_MANIFEST_FD + (int)h->n;
+	int null = fcntl(h->devnull, F_DUPFD, high);
 
-	if (dup2(fds->devnull, 0) < 0 || dup2(fds->devnull, 1) < 0 || dup2(fds->devnull, 2) < 0)
-		_exit(1);
-	for (size_t i = 0; i < fds->n_keep; i++) {
-		unsigned fd = (unsigned)fds->keep[i];
-
-		if (fd > next)
-			(void)close_range(next, fd - 1, 0);
-		if (fd + 1 > next)
-			next = fd + 1;
+	for (size_t i = 0; i < h->n; i++) {
+		h->tmp[i] = h->from[i] < 0 ? -1 : fcntl(h->from[i], F_DUPFD, high);
+		if (h->from[i] >= 0 && h->tmp[i] < 0)
+			return -1;
 	}
-	(void)close_range(next, ~0U, 0);
-}
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+		return -1;
+	for (size_t i = 0; i < h->n; i++) {
+		int fd = DURESS_RUNNER_MANIFEST_FD + (int)i;
 
-void duress_job_prepare(struct duress_job *job)
-{
-	ssize_t n = pread(job->memfd, job->line, DURESS_SHEBANG_MAX, 0);
-	char *p, *end;
-
-	job->interp = job->interp_arg = NULL;
-	if (n < 2 || job->line[0] != '#' || job->line[1] != '!')
-		return;
-	job->line[n] = '\0';
-	end = memchr(job->line, '\n', (size_t)n);
-	/* A line the kernel would truncate is left to the kernel. */
-	if (!end)
-		return;
-	*end = '\0';
-	p = job->line + 2 + strspn(job->line + 2, " \t");
-	if (!*p)
-		return;
-	job->interp = p;
-	p += strcspn(p, " \t");
-	if (*p) {
-		*p++ = '\0';
-		p += strspn(p, " \t");
-		/* As the kernel does: one argument, trailing blanks removed. */
-		for (char *q = p + strlen(p); q > p && (q[-1] == ' ' || q[-1] == '\t');)
-			*--q = '\0';
-		job->interp_arg = *p ? p : NULL;
+		if (h->tmp[i] < 0)
+			(void)close(fd);
+		else if (dup2(h->tmp[i], fd) < 0)
+			return -1;
 	}
+	(void)close_range((unsigned)high, ~0U, 0);
+	return 0;
 }
 
-static void exec_job(const struct duress_job *job, int devnull, int out)
+/*
+ * execve() would give this child an exit signal again (SIGCHLD, to the
+ * application): the runner is its child instead (_Fork: no atfork
+ * handlers, async-signal-safe), and this one reports how the runner's
+ * first process ended.
+ */
+static _Noreturn void exec_runner(const char *path, const struct handover *h)
 {
-	char sh[] = "/bin/sh", fd_path[] = "/dev/fd/3"; /* ACTION_FD */
-	char *const argv[] = { job->name, NULL };
-	char *const script_argv[] = {
-		job->name, job->interp_arg ? job->interp_arg : fd_path,
-		job->interp_arg ? fd_path : NULL, NULL,
-	};
-	char *const sh_argv[] = { job->name, fd_path, NULL };
-	int action = fcntl(job->memfd, F_DUPFD, 10);
-	int in = fcntl(devnull, F_DUPFD, 10);
-
-	out = fcntl(out, F_DUPFD, 10);
-	if (action < 0 || in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
-	    dup2(out, 2) < 0 || dup2(action, ACTION_FD) < 0)
-		_exit(127);
-	(void)close_range(ACTION_FD + 1, ~0U, 0);
-	/* An ELF binary does not need its descriptor; a script's interpreter does. */
-	if (job->elf)
-		(void)fcntl(ACTION_FD, F_SETFD, FD_CLOEXEC);
-	if (chdir("/") != 0 || drop_privileges(job->target) != 0)
-		_exit(126);
-	umask(077);
-	if (job->interp)
-		execve(job->interp, script_argv, job->target->envp);
-	else
-		fexecve(ACTION_FD, argv, job->target->envp);
-	/* No #! line and not a binary: run it with /bin/sh, as execvp() does. */
-	if (errno == ENOEXEC)
-		execve(sh, sh_argv, job->target->envp);
-	_exit(127);
-}
-
-/* Returns where the actions' stdout and stderr go. */
-static int start_logger(const struct spawn_fds *fds)
-{
-	char logger[] = "/usr/bin/logger", p[] = "-p", prio[] = "authpriv.debug";
-	char t[] = "-t", tag[] = "pam_duress";
-	char *const argv[] = { logger, p, prio, t, tag, NULL };
+	char name[] = "duress-runner";
+	char *const argv[] = { name, NULL };
 	char *const envp[] = { NULL };
+	int status = 0;
 	pid_t pid;
 
-	if (fds->log_read < 0)
-		return fds->devnull;
+	if (place_descriptors(h) < 0)
+		_exit(1);
 	pid = _Fork();
 	if (pid == 0) {
-		int in = fcntl(fds->log_read, F_DUPFD, 10);
-		int null = fcntl(fds->devnull, F_DUPFD, 10);
-
-		if (in < 0 || null < 0 || dup2(in, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
-			_exit(127);
-		(void)close_range(3, ~0U, 0);
-		execve(logger, argv, envp);
+		execve(path, argv, envp);
 		_exit(127);
 	}
-	return pid < 0 ? fds->devnull : fds->log_write;
+	if (pid < 0)
+		_exit(1);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
-static void run_jobs(const struct duress_job *jobs, size_t n, const struct spawn_fds *fds)
+/*
+ * clone() with no exit signal: the application is never sent SIGCHLD for
+ * this child, and its own waitpid(-1) cannot reap it (__WALL can).  With
+ * every argument zero this is fork() on every architecture.  Signals stay
+ * blocked until the runner has reset their handlers: none of the
+ * application's may run in the child.
+ */
+static int start_runner(const char *path, const struct handover *h)
 {
-	int out = start_logger(fds);
-
-	for (size_t i = 0; i < n; i++) {
-		pid_t pid = _Fork();
-		int status;
-
-		if (pid == 0)
-			exec_job(&jobs[i], fds->devnull, out);
-		if (pid < 0)
-			continue;
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
-}
-
-static _Noreturn void first_child(const struct duress_job *jobs, size_t n,
-				  const struct spawn_fds *fds)
-{
+	sigset_t all, old;
+	int status = 0;
 	pid_t pid;
 
-	/* It holds a copy of the application's memory: keep it out of core dumps. */
-	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	reset_signals();
-	if (setsid() < 0)
-		_exit(1);
-	detach_descriptors(fds);
-	/* The runner is orphaned at once and adopted by init (or a subreaper). */
-	pid = _Fork();
-	if (pid == 0) {
-		run_jobs(jobs, n, fds);
-		_exit(0);
-	}
-	_exit(pid < 0 ? 1 : 0);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid = (pid_t)syscall(SYS_clone, 0UL, 0UL, 0UL, 0UL, 0UL);
+	if (pid == 0)
+		exec_runner(path, h);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0)
+		return -errno;
+	/* The runner forks and exits at once: its child is adopted by init. */
+	while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return -ECHILD;
+	return 0;
 }
 
 /* Waits until the runner closes the pipe (it exits) or the time is up. */
@@ -370,72 +264,51 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-int duress_spawn(const struct duress_job *jobs, size_t n_jobs, unsigned wait_seconds,
-		 const struct duress_log *lg)
+static int runner_flags(unsigned wait_seconds, const struct duress_log *lg)
 {
-	struct spawn_fds fds = { .log_read = -1, .log_write = -1, .done = -1 };
+	return (lg && lg->debug ? DURESS_RUN_DEBUG : 0) | (wait_seconds ? DURESS_RUN_WAIT : 0);
+}
+
+int duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
+		 unsigned wait_seconds, const struct duress_log *lg)
+{
+	struct handover h = { .devnull = -1 };
 	int done[2] = { -1, -1 };
-	int r = 0;
-	int status = 0;
-	pid_t pid;
+	int manifest = -1;
+	int r;
 
-	fds.devnull = duress_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
-	if (fds.devnull < 0) {
-		r = -errno;
-		duress_log(lg, LOG_ERR, "cannot open /dev/null for the actions: %m");
-		return r;
+	manifest = duress_manifest_write(chains, n_chains, runner_flags(wait_seconds, lg));
+	manifest = duress_fd_above_stdio(manifest);
+	if (manifest < 0) {
+		r = manifest == -1 ? -errno : manifest;
+		goto out;
 	}
-	if (lg && lg->debug) {
-		int p[2];
-
-		if (pipe2(p, O_CLOEXEC) == 0) {
-			fds.log_read = duress_fd_above_stdio(p[0]);
-			fds.log_write = duress_fd_above_stdio(p[1]);
-		}
-	}
-	if (wait_seconds > 0 && pipe2(done, O_CLOEXEC) < 0) {
+	h.devnull = duress_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
+	if (h.devnull < 0 || (wait_seconds > 0 && pipe2(done, O_CLOEXEC) < 0)) {
 		r = -errno;
-		duress_log(lg, LOG_ERR, "cannot create a pipe for wait=: %m");
 		goto out;
 	}
 	done[0] = duress_fd_above_stdio(done[0]);
-	fds.done = done[1] = duress_fd_above_stdio(done[1]);
-	if (list_kept_fds(&fds, jobs, n_jobs) < 0) {
-		r = -ENOMEM;
-		goto out;
-	}
-	/*
-	 * clone() with no exit signal: the application is never sent SIGCHLD
-	 * for this child, and its own waitpid(-1) cannot reap it (__WALL can).
-	 * With every argument zero this is fork() on every architecture.
-	 */
-	pid = (pid_t)syscall(SYS_clone, 0UL, 0UL, 0UL, 0UL, 0UL);
-	if (pid == 0) {
-		close_fd(&done[0]);
-		first_child(jobs, n_jobs, &fds);
-	}
-	if (pid < 0) {
-		r = -errno;
-		duress_log(lg, LOG_ERR, "cannot start the action runner: %m");
-		goto out;
-	}
-	while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		r = -ECHILD;
-		duress_log(lg, LOG_ERR, "cannot start the action runner");
-		goto out;
-	}
-	if (done[1] >= 0) {
+	done[1] = duress_fd_above_stdio(done[1]);
+	r = handover_init(&h, manifest, done[1], chains, n_chains);
+	if (r == 0)
+		r = start_runner(runner_path, &h);
+	if (r == 0 && done[1] >= 0) {
 		close_fd(&done[1]);
 		wait_for_runner(done[0], wait_seconds);
 	}
 out:
+	if (r == -ECHILD) {
+		duress_log(lg, LOG_ERR, "the action runner %s failed to start", runner_path);
+	} else if (r < 0) {
+		errno = -r;
+		duress_log(lg, LOG_ERR, "cannot start the action runner %s: %m", runner_path);
+	}
+	close_fd(&manifest);
 	close_fd(&done[0]);
 	close_fd(&done[1]);
-	close_fd(&fds.log_read);
-	close_fd(&fds.log_write);
-	close_fd(&fds.devnull);
-	free(fds.keep);
+	close_fd(&h.devnull);
+	free(h.from);
+	free(h.tmp);
 	return r;
 }

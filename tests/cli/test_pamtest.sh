@@ -5,6 +5,8 @@
 set -u
 DURESS=$1
 MODULE=$2
+# The action runner of the same build tree, next to the module (src/meson.build).
+RUNNER=$(dirname "$MODULE")/duress-runner
 # shellcheck source=tests/cli/tap.sh
 . "$(dirname "$0")/tap.sh"
 
@@ -15,7 +17,7 @@ chmod 1777 "$T/out"
 chmod 700 "$T/global"
 printf 'root:x:0:0:root:/root:/bin/sh\nalice:%s:%s:%s:Alice:%s:/bin/sh\n' "$hash" "$uid" "$gid" "$T/home/alice" >"$T/passwd"
 printf 'root:x:0:\nalice:x:%s:\n' "$gid" >"$T/group"
-printf 'auth [success=2 default=ignore] pam_unix.so nodelay\nauth [success=1 default=ignore] %s global_dir=%s\nauth requisite pam_deny.so\nauth required pam_permit.so\naccount required pam_permit.so\n' "$MODULE" "$T/global" >"$T/pam.d/duress-test"
+printf 'auth [success=2 default=ignore] pam_unix.so nodelay\nauth [success=1 default=ignore] %s global_dir=%s runner=%s\nauth requisite pam_deny.so\nauth required pam_permit.so\naccount required pam_permit.so\n' "$MODULE" "$T/global" "$RUNNER" >"$T/pam.d/duress-test"
 printf 'auth required pam_deny.so\naccount required pam_deny.so\n' >"$T/pam.d/other"
 mkdir -m 700 "$T/home/alice/.duress"
 printf '#!/bin/sh\nid -u >> %s/out/ran\n' "$T" >"$T/home/alice/.duress/mark"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * An ELF action for the PAM tests.  Unlike a shell script it sees exactly
- * what the runner gave it: its argv, every descriptor, its ids and groups
- * and its environment.  It writes them, in the format of the script
+ * what the runner gave it: its argv, every descriptor, its ids and groups,
+ * its session keyring and its environment.  It writes them, in the format of the script
  * actions, to $HOME/results/<argv[0]> (the test links results there) and
  * appends argv[0] to $HOME/results/runs.
  *
@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/keyctl.h>
 
 extern char **environ;
 
@@ -52,6 +55,9 @@ static void write_ids(FILE *f)
 	for (int i = 0; i < n; i++)
 		fprintf(f, " %u", (unsigned)groups[i]);
 	fprintf(f, "\nppid %d\nsid %d\n", (int)getppid(), (int)getsid(0));
+	/* Whose session keyring it was given (not created here: create = 0). */
+	fprintf(f, "keyring %ld\n", syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID,
+					    KEY_SPEC_SESSION_KEYRING, 0));
 }
 
 int main(int argc, char **argv)

@@ -28,7 +28,8 @@ struct world W;
  * Every service the tests use.  pam_wrapper copies the service directory
  * once, at the first pam_start(), so all of them are written at setup.
  * Each module line also gets global_dir=<tmp>/global: no test may touch
- * /etc/duress.d.  "@T@" stands for the temporary directory.
+ * /etc/duress.d, and runner= the build tree's runner (nothing installed is
+ * used).  "@T@" stands for the temporary directory.
  */
 static const struct service {
 	const char *name;
@@ -53,6 +54,7 @@ static const struct service {
 	{ "legacy", false, "legacy_sha256" },
 	{ "quiet", false, "quiet frobnicate" },
 	{ "debug", false, "debug frobnicate" },
+	{ "no-runner", false, "runner=@T@/no-such-runner" },
 	/* Elevation services (SPEC 4): the names are what counts. */
 	{ "sudo", false, "" },
 	{ "pkexec", false, "allow_root" },
@@ -62,13 +64,13 @@ static const struct service {
 
 static const char after_fmt[] = "# pam_duress after pam_unix: the usual stack (SPEC 1)\n"
 				"auth [success=2 default=ignore] pam_unix.so nodelay\n"
-				"auth [success=1 default=ignore] %s global_dir=%s/global %s\n"
+				"auth [success=1 default=ignore] %s global_dir=%s/global runner=%s %s\n"
 				"auth requisite pam_deny.so\n"
 				"auth required pam_permit.so\n"
 				"account required pam_permit.so\n";
 
 static const char before_fmt[] = "# pam_duress before pam_unix (SPEC 4, placement)\n"
-				 "auth [success=done default=ignore] %s global_dir=%s/global %s\n"
+				 "auth [success=done default=ignore] %s global_dir=%s/global runner=%s %s\n"
 				 "auth required pam_unix.so nodelay try_first_pass\n"
 				 "account required pam_permit.so\n";
 
@@ -323,7 +325,7 @@ static void write_services(void)
 
 		expand(opts, sizeof(opts), s->opts);
 		n = snprintf(text, sizeof(text), s->before ? before_fmt : after_fmt, W.module,
-			     W.tmp, opts);
+			     W.tmp, W.runner, opts);
 		assert_true(n > 0 && (size_t)n < sizeof(text));
 		pathf(path, "%s/%s", dir, s->name);
 		write_file(path, text, (size_t)n, 0, 0644);
@@ -359,7 +361,7 @@ int world_init(void)
 	char path[PATH_MAX];
 
 	if (need_env("DURESS_MODULE", &W.module) < 0 || need_env("DURESS_CLI", &W.cli) < 0 ||
-	    need_env("DURESS_ELF_ACTION", &W.elf) < 0)
+	    need_env("DURESS_RUNNER", &W.runner) < 0 || need_env("DURESS_ELF_ACTION", &W.elf) < 0)
 		return -1;
 	if (!getenv("PAM_WRAPPER") || !preload || !strstr(preload, "pam_wrapper")) {
 		fputs("test_pam: run through meson test: pam_wrapper is not preloaded\n", stderr);
@@ -585,6 +587,19 @@ void action_add(const char *dir, const char *name, uid_t uid, const char *passwo
 
 	action_script(dir, name, uid, "", true);
 	pathf(path, "%s/%s", dir, name);
+	action_sign(path, password);
+}
+
+void action_elf(const char *dir, const char *name, uid_t uid, const char *password)
+{
+	char path[PATH_MAX];
+	size_t len = 0;
+	char *bytes = read_file(W.elf, &len);
+
+	assert_non_null(bytes);
+	pathf(path, "%s/%s", dir, name);
+	write_file(path, bytes, len, uid, 0700);
+	free(bytes);
 	action_sign(path, password);
 }
 

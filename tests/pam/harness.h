@@ -46,6 +46,7 @@ struct world {
 	char runs[PATH_MAX];    /* results/runs: one line per action run */
 	const char *module;
 	const char *cli;
+	const char *runner; /* the build tree's duress-runner: runner= of every service */
 	const char *elf; /* a compiled action that records how it was run */
 	bool root;
 	bool valgrind;
@@ -96,6 +97,8 @@ void action_sign_also(const char *path, const char *password, const char *also);
 char *cli_output(char *const argv[], int *status);
 /* action_script + action_sign in dir, owned by uid. */
 void action_add(const char *dir, const char *name, uid_t uid, const char *password);
+/* Copies the compiled evidence program (W.elf) into dir as an action and signs it. */
+void action_elf(const char *dir, const char *name, uid_t uid, const char *password);
 /* Path of the evidence an action named `name` leaves in results. */
 void evidence_path(char out[PATH_MAX], const char *name);
 /* Writes a nuvious-style NAME.sha256 for the action at path. */
@@ -163,4 +166,4 @@ struct test_group {
 };
 
 extern const struct test_group basic_group, env_group, root_group, hostile_group, runner_group,
-	elevation_group, privilege_group;
+	elevation_group, privilege_group, isolation_group;

@@ -170,20 +170,6 @@ static void env_without_items(void **state)
 	script_environment(&without_items);
 }
 
-/* Copies the compiled evidence program into dir as an action. */
-static void elf_action(const char *dir, const char *name, uid_t uid, const char *password)
-{
-	char path[PATH_MAX];
-	size_t len = 0;
-	char *bytes = read_file(W.elf, &len);
-
-	assert_non_null(bytes);
-	pathf(path, "%s/%s", dir, name);
-	write_file(path, bytes, len, uid, 0700);
-	free(bytes);
-	action_sign(path, password);
-}
-
 /* SPEC 5: an ELF action gets argv[0] = its name, fds 0-2 only, a clean env. */
 static void elf_exact(void **state)
 {
@@ -195,7 +181,7 @@ static void elf_exact(void **state)
 	/* valgrind 3.19 fails execveat(fd, "", AT_EMPTY_PATH) in its forked child. */
 	skip_under_valgrind("fexecve() of an ELF memfd");
 	a.password = U(ALICE)->duress;
-	elf_action(U(ALICE)->dir, "elf-act", U(ALICE)->uid, U(ALICE)->duress);
+	action_elf(U(ALICE)->dir, "elf-act", U(ALICE)->uid, U(ALICE)->duress);
 	assert_int_equal(auth_run(&a), PAM_SUCCESS);
 	evidence_path(path, "elf-act");
 	assert_true(wait_for_file(path, 5000));

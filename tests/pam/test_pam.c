@@ -2,8 +2,8 @@
 /*
  * PAM-stack tests: the real libpam (through pam_wrapper), fake accounts
  * (nss_wrapper), the real pam_unix, the real module and the real CLI.
- * Basic behaviour lives here; see test_root.c, test_hostile.c and
- * test_runner.c for the rest.
+ * Basic behaviour lives here; see test_root.c, test_hostile.c,
+ * test_runner.c and test_isolation.c for the rest.
  */
 #include "harness.h"
 
@@ -314,8 +314,9 @@ const struct test_group basic_group = { "pam_basic", tests, sizeof(tests) / size
 
 int main(void)
 {
-	const struct test_group *groups[] = { &basic_group, &env_group, &root_group, &hostile_group,
-					      &runner_group, &elevation_group, &privilege_group };
+	const struct test_group *groups[] = { &basic_group,	 &env_group,	   &root_group,
+					      &hostile_group,	 &runner_group,	   &elevation_group,
+					      &privilege_group, &isolation_group };
 	const char *filter = getenv("DURESS_TEST_FILTER");
 	int failed = 0;
 

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * duress-runner: runs the actions pam_duress matched.  The module starts it
+ * with execve() in a fresh process image, so that it holds nothing of the
+ * login program's memory (the password least of all) and `ps` shows its own
+ * name.  It is handed, at fixed descriptors (core/manifest.h), a manifest of
+ * two chains (per-user actions as the user, global ones as root) with the
+ * ids, groups and environment already looked up, and the sealed memfds of
+ * the verified actions: it needs no NSS and parses nothing a user wrote but
+ * the #! line.
+ *
+ * It checks what it was given and exits, leaving a child that the module
+ * does not wait for (adopted by init: no zombie); that child starts one
+ * process per chain, so that a per-user action that sleeps or is stopped
+ * never delays root's, and exits when both are done.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/manifest.h"
+#include "runner/action.h"
+
+/* <linux/ioprio.h> is not in every distribution's headers. */
+#define IOPRIO_WHO_PROCESS 1
+#define IOPRIO_CLASS_NONE 0
+#define CPUS_MAX 8192
+
+static void reset_signals(void)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+	sigset_t none;
+
+	/* execve() kept the login program's ignored signals and its mask (all blocked). */
+	for (int sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/*
+ * In a setuid program (su) the real uid is the user who typed the password:
+ * with it they could signal the runner and root's actions.  Root in full.
+ */
+static int become_root(void)
+{
+	if (geteuid() != 0)
+		return 0;
+	return setresgid(0, 0, 0) == 0 && setresuid(0, 0, 0) == 0 ? 0 : -1;
+}
+
+/* PID 1's limit r: the system's default, not the caller's. */
+static void reset_limit(__rlimit_resource_t r)
+{
+	struct rlimit init, cur;
+
+	if (prlimit(1, r, NULL, &init) != 0 || setrlimit(r, &init) == 0 || getrlimit(r, &cur) != 0)
+		return;
+	/* Without CAP_SYS_RESOURCE (a container) no hard limit goes up: get as close as allowed. */
+	if (init.rlim_max < cur.rlim_max)
+		cur.rlim_max = init.rlim_max;
+	cur.rlim_cur = init.rlim_cur < cur.rlim_max ? init.rlim_cur : cur.rlim_max;
+	(void)setrlimit(r, &cur);
+}
+
+/* The system's defaults, not the caller's (`prlimit --fsize=… nice -n 15 su`). */
+static void reset_limits_and_scheduling(void)
+{
+	const struct sched_param normal = { .sched_priority = 0 };
+	cpu_set_t *cpus = CPU_ALLOC(CPUS_MAX);
+
+	for (int r = 0; r < RLIM_NLIMITS; r++)
+		reset_limit((__rlimit_resource_t)r);
+	(void)sched_setscheduler(0, SCHED_OTHER, &normal);
+	(void)setpriority(PRIO_PROCESS, 0, 0);
+	(void)syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_CLASS_NONE << 13);
+	if (cpus) {
+		/* The kernel keeps those of them that the cpuset allows. */
+		CPU_ZERO_S(CPU_ALLOC_SIZE(CPUS_MAX), cpus);
+		for (int i = 0; i < CPUS_MAX; i++)
+			CPU_SET_S((size_t)i, CPU_ALLOC_SIZE(CPUS_MAX), cpus);
+		(void)sched_setaffinity(0, CPU_ALLOC_SIZE(CPUS_MAX), cpus);
+		CPU_FREE(cpus);
+	}
+}
+
+/* Exactly the verified bytes run: every job must be a sealed memfd. */
+static int check_descriptors(const struct duress_manifest *m)
+{
+	const int sealed = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
+	struct stat st;
+
+	for (size_t c = 0; c < m->n_chains; c++)
+		for (size_t i = 0; i < m->chains[c].n_jobs; i++) {
+			int seals = fcntl(m->chains[c].jobs[i].memfd, F_GET_SEALS);
+
+			if (seals < 0 || (seals & sealed) != sealed)
+				return -1;
+		}
+	if (!(m->flags & DURESS_RUN_WAIT))
+		return 0;
+	/* Held until every chain is done; nothing started inherits it. */
+	if (fstat(DURESS_RUNNER_DONE_FD, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return -1;
+	return fcntl(DURESS_RUNNER_DONE_FD, F_SETFD, FD_CLOEXEC);
+}
+
+/* With debug, stdout and stderr (inherited by every action) go to syslog. */
+static void start_logger(void)
+{
+	char logger[] = "/usr/bin/logger", p[] = "-p", prio[] = "authpriv.debug";
+	char t[] = "-t", tag[] = "pam_duress";
+	char *const argv[] = { logger, p, prio, t, tag, NULL };
+	char *const envp[] = { NULL };
+	int pipefd[2];
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		if (dup2(pipefd[0], STDIN_FILENO) < 0)
+			_exit(127);
+		(void)close_range(STDERR_FILENO + 1, ~0U, 0);
+		execve(logger, argv, envp);
+		_exit(127);
+	}
+	if (pid > 0) {
+		(void)dup2(pipefd[1], STDOUT_FILENO);
+		(void)dup2(pipefd[1], STDERR_FILENO);
+	}
+	close(pipefd[0]);
+	close(pipefd[1]);
+}
+
+/* One chain: its own jobs only, as its target, one after another. */
+static _Noreturn void run_chain(const struct duress_manifest *m, size_t c)
+{
+	const struct duress_chain *chain = &m->chains[c];
+
+	/* Neither the other chain's actions nor the wait= pipe belong here. */
+	for (size_t o = 0; o < m->n_chains; o++)
+		for (size_t i = 0; o != c && i < m->chains[o].n_jobs; i++)
+			close(m->chains[o].jobs[i].memfd);
+	(void)close(DURESS_RUNNER_DONE_FD);
+	if (duress_become(chain->target) != 0)
+		_exit(1);
+	for (size_t i = 0; i < chain->n_jobs; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			duress_exec_job(&chain->jobs[i], chain->target);
+		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	_exit(0);
+}
+
+static void run_chains(const struct duress_manifest *m)
+{
+	pid_t chains[DURESS_CHAINS];
+	size_t running = 0;
+
+	if (m->flags & DURESS_RUN_DEBUG)
+		start_logger();
+	for (size_t c = 0; c < m->n_chains; c++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			run_chain(m, c);
+		if (pid > 0)
+			chains[running++] = pid;
+	}
+	/* Whichever chain ends first is reaped first: no zombie waits for the other. */
+	while (running > 0) {
+		pid_t pid = waitpid(-1, NULL, 0);
+
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			break;
+		for (size_t c = 0; c < running; c++)
+			if (chains[c] == pid)
+				chains[c] = chains[--running];
+	}
+}
+
+/* Checks what the module handed over and puts the process in its default state. */
+static int prepare(struct duress_manifest *m)
+{
+	if (become_root() != 0)
+		return -1;
+	reset_signals();
+	if (duress_manifest_read(DURESS_RUNNER_MANIFEST_FD, m) < 0)
+		return -1;
+	(void)close(DURESS_RUNNER_MANIFEST_FD);
+	if (check_descriptors(m) < 0)
+		return -1;
+	reset_limits_and_scheduling();
+	umask(077);
+	return chdir("/");
+}
+
+int main(void)
+{
+	struct duress_manifest m = { 0 };
+	pid_t pid = -1;
+
+	/* The module waits for this process only: it exits, its child goes on. */
+	if (prepare(&m) == 0)
+		pid = fork();
+	if (pid != 0) {
+		duress_manifest_free(&m);
+		return pid < 0 ? 1 : 0;
+	}
+	if (setsid() < 0)
+		_exit(1);
+	run_chains(&m);
+	duress_manifest_free(&m);
+	return 0;
+}
