@@ -19,6 +19,7 @@
 #include "core/identity.h"
 #include "core/opts.h"
 #include "core/sig.h"
+#include "core/write.h"
 
 /* An action opened for signing or verifying. */
 struct action_file {
@@ -380,8 +381,12 @@ static int write_sig(const struct action_file *f, const char *line, size_t len)
 	fd = openat(f->dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return fail(f->dir, strerror(errno));
-	if ((geteuid() == 0 && fchown(fd, f->st.st_uid, f->st.st_gid) < 0) ||
-	    fchmod(fd, 0600) < 0 || write(fd, line, len) != (ssize_t)len || fsync(fd) < 0)
+	if ((geteuid() == 0 && fchown(fd, f->st.st_uid, f->st.st_gid) < 0) || fchmod(fd, 0600) < 0)
+		r = -errno;
+	/* A short write must not pass for a signature. */
+	if (r == 0)
+		r = duress_write_all(fd, line, len);
+	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "manifest.h"
+#include "write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -99,21 +100,6 @@ static void put_chain(struct out *o, const struct duress_chain *c, size_t *next_
 	}
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int sealed_memfd(const struct out *o)
 {
 	int fd = memfd_create("duress-manifest", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
@@ -124,7 +110,7 @@ static int sealed_memfd(const struct out *o)
 		fd = memfd_create("duress-manifest", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, o->data, o->len);
+	r = duress_write_all(fd, o->data, o->len);
 	if (r == 0 && fcntl(fd, F_ADD_SEALS,
 			    F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
 		r = -errno;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The sealed copy: exactly the bytes that were hashed are the ones that run. */
 #include "memfd.h"
+#include "write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,21 +16,6 @@
 #ifndef MFD_EXEC
 #define MFD_EXEC 0x0010U
 #endif
-
-static int write_all(int fd, const unsigned char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 int duress_memfd_new(void)
 {
@@ -63,7 +49,7 @@ int duress_stream_content(int fd, uint64_t max, int memfd, unsigned char *buf,
 		if (total > max)
 			return -EFBIG;
 		crypto_hash_sha256_update(&h, buf, (unsigned long long)n);
-		if (memfd >= 0 && (r = write_all(memfd, buf, (size_t)n)) < 0)
+		if (memfd >= 0 && (r = duress_write_all(memfd, buf, (size_t)n)) < 0)
 			return r;
 	}
 	crypto_hash_sha256_final(&h, hash);

@@ -319,18 +319,23 @@ static uid_t current_fsuid(void)
 	return (uid_t)syscall(SYS_setfsuid, (uid_t)-1);
 }
 
+/* A per-user scope read with nobody's rights (uid and gid 65534, no other group). */
+static struct duress_trust nobody_trust(void)
+{
+	static gid_t nobody_groups[] = { 65534 };
+	static const struct duress_identity nobody = {
+		.switched = true, .uid = 65534, .gid = 65534,
+		.groups = nobody_groups, .n_groups = 1,
+	};
+
+	return (struct duress_trust){
+		.scope = DURESS_SCOPE_USER, .owner = 65534, .max_size = CAP, .as = &nobody,
+	};
+}
+
 static void reads_with_the_users_rights(void **state)
 {
-	gid_t nobody_groups[] = { 65534 };
-	struct duress_identity as = { .switched = true,
-				      .uid = 65534,
-				      .gid = 65534,
-				      .groups = nobody_groups,
-				      .n_groups = 1 };
-	struct duress_trust t = { .scope = DURESS_SCOPE_USER,
-				  .owner = 65534,
-				  .max_size = CAP,
-				  .as = &as };
+	struct duress_trust t = nobody_trust();
 	struct duress_file f;
 	int n_groups = getgroups(0, NULL);
 
@@ -361,16 +366,7 @@ static void reads_with_the_users_rights(void **state)
 
 static void search_permission_is_the_users(void **state)
 {
-	gid_t nobody_groups[] = { 65534 };
-	struct duress_identity as = { .switched = true,
-				      .uid = 65534,
-				      .gid = 65534,
-				      .groups = nobody_groups,
-				      .n_groups = 1 };
-	struct duress_trust t = { .scope = DURESS_SCOPE_USER,
-				  .owner = 65534,
-				  .max_size = CAP,
-				  .as = &as };
+	struct duress_trust t = nobody_trust();
 	struct duress_file f;
 	char path[PATH_MAX];
 
