@@ -329,12 +329,15 @@ expect_evidence() {
 }
 
 # --- sshd ------------------------------------------------------------------------
+# sshd's privilege separation directory; removed at the end if created here.
+ensure_run_sshd() {
+	[ -d /run/sshd ] && return 0
+	mkdir -m 755 /run/sshd || return 1
+	CREATED_RUN_SSHD=/run/sshd
+}
 start_sshd() {
 	local port i
-	if [ ! -d /run/sshd ]; then
-		mkdir -m 755 /run/sshd || return 1
-		CREATED_RUN_SSHD=/run/sshd
-	fi
+	ensure_run_sshd || return 1
 	ssh-keygen -q -t ed25519 -N '' -C "$SERVICE" -f "$T/ssh/host_ed25519" >/dev/null || return 1
 	# OpenSSH uses its program name as PAM service; it re-executes itself, so
 	# it must be started by an absolute path.
@@ -711,5 +714,286 @@ check "ssh, slow action: completed after the session closed, as $U1" \
 
 ssh_bench
 check_diag "sshd still running after all logins" "$T/sshd.log" kill -0 "$SSHD_PID"
+
+
+# ================================================================================
+# 5. Log parity: what syslog and sshd's own log say about real and duress logins
+# ================================================================================
+# A second sshd runs in a private mount namespace whose /dev/log is a socket
+# of syslog_listen.py (its header says how, with or without a host /dev/log),
+# so pam_unix's, the module's and the runner's syslog(3) lines are captured
+# without touching the host's logging.  For each login the new syslog lines
+# and the new lines of sshd's -e log are normalised (norm_log) and compared.
+LISTENER=$(dirname "$(readlink -f "$0")")/syslog_listen.py
+NS=$T/ns
+SYSLOG=$NS/syslog.txt
+NS_LOG=$NS/sshd.log
+SERVICE_B=$SERVICE-before
+PAMFILE_B=/etc/pam.d/$SERVICE_B
+FP="Fail-${R}-pw-6u" # a per-user action that exits 3
+NS_SSHD_PID=""
+LISTENER_PID=""
+CREATED_PAMFILE_B=""
+
+# shellcheck disable=SC2317 # called by the trap
+logs_cleanup() {
+	local p
+	for p in $NS_SSHD_PID $LISTENER_PID; do
+		kill -TERM "$p" 2>/dev/null
+		timeout 5 tail --pid="$p" -f /dev/null 2>/dev/null
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	NS_SSHD_PID=""
+	LISTENER_PID=""
+	[ -n "$CREATED_PAMFILE_B" ] && rm -f "$CREATED_PAMFILE_B"
+}
+trap 'logs_cleanup; cleanup' EXIT
+
+start_listener() {
+	local i
+	python3 "$LISTENER" "$NS/log.sock" "$SYSLOG" 240 1048576 </dev/null 2>"$NS/listener.err" &
+	LISTENER_PID=$!
+	for ((i = 0; i < 50; i++)); do
+		[ -S "$NS/log.sock" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# The namespace's /dev/log (see syslog_listen.py), then sshd in the foreground.
+# shellcheck disable=SC2016 # $1... belong to the inner shell
+NS_SETUP='
+set -e
+sock=$1 real=$2/dev.real
+shift 2
+if [ -e /dev/log ]; then
+	mount --bind "$sock" /dev/log
+else
+	mkdir "$real"
+	mount --rbind /dev "$real"
+	mount -t tmpfs -o mode=755,nosuid duress-e2e-dev /dev
+	for e in "$real"/* "$real"/.[!.]*; do
+		[ -e "$e" ] || [ -L "$e" ] || continue
+		d=/dev/${e##*/}
+		if [ "$d" = /dev/ptmx ]; then
+			ln -s pts/ptmx "$d"
+		elif [ -L "$e" ]; then
+			cp -P "$e" "$d"
+		elif [ -d "$e" ]; then
+			mkdir "$d" && mount --rbind "$e" "$d"
+		else
+			: >"$d" && mount --bind "$e" "$d"
+		fi
+	done
+	: >/dev/log
+	mount --bind "$sock" /dev/log
+fi
+exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"'
+
+# start_ns_sshd SERVICE: an sshd with the main one's configuration on a port
+# of its own, PAM service SERVICE, in a fresh private mount namespace.
+start_ns_sshd() {
+	local port i
+	ensure_run_sshd || return 1
+	rm -rf "$NS/dev.real"
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
+		return 1
+	sed -e "s/^Port .*/Port $port/" -e "s|^PidFile .*|PidFile $NS/sshd.pid|" \
+		"$T/ssh/sshd_config" >"$NS/sshd_config"
+	ln -sfn "$SSHD_BIN" "$NS/$1"
+	: >"$NS_LOG"
+	unshare -m --propagation private -- /bin/sh -c "$NS_SETUP" sh "$NS/log.sock" "$NS" \
+		"$NS/$1" -D -e -f "$NS/sshd_config" >"$NS_LOG" 2>&1 </dev/null &
+	NS_SSHD_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		if grep -q "Server listening on 127.0.0.1 port $port" "$NS_LOG"; then
+			NS_PORT=$port
+			return 0
+		fi
+		kill -0 "$NS_SSHD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	return 1
+}
+stop_ns_sshd() {
+	kill -TERM "$NS_SSHD_PID" 2>/dev/null
+	timeout 5 tail --pid="$NS_SSHD_PID" -f /dev/null
+	kill -KILL "$NS_SSHD_PID" 2>/dev/null
+	wait "$NS_SSHD_PID" 2>/dev/null
+	NS_SSHD_PID=""
+}
+
+# norm_log: what may differ between any two logins is replaced by a fixed
+# word: syslog's timestamp, process ids ("ident[123]", "on pid 123"), the
+# client's and server's ports, the random tag in user and service names,
+# session and channel numbers.  sshd's "Close session:" line is dropped: sshd
+# logs it only when the channel closes before the client's disconnect is
+# read, a race that two real logins lose or win alike.  Nothing else: the
+# lines, their order, their priorities (<PRI>) and every other word must match.
+norm_log() {
+	sed -E -e '/^Close session: /d' -e 's/^(<[0-9]+>)[A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} /\1TIME /' \
+		-e 's/\[[0-9]+\]/[PID]/g' -e 's/ pid [0-9]+/ pid PID/g' \
+		-e 's/ port [0-9]+/ port PORT/g' -e "s/$R/R/g" \
+		-e 's/ (session|id) [0-9]+/ \1 N/g'
+}
+# btmp records of the test user (lastb's file); other runs use other names.
+btmp_count() { utmpdump /var/log/btmp 2>/dev/null | grep -cF "[$U1" || true; }
+
+# logged_login NAME PASSWORD EVIDENCE...: one ssh login to the namespaced
+# sshd; once the listed evidence kinds exist and U1's processes have ended,
+# the new syslog and sshd lines, normalised, go to $NS/NAME.syslog and
+# $NS/NAME.sshd, the new btmp records' count to $NS/NAME.btmp, the actions
+# that ran to $NS/NAME.ran.
+logged_login() {
+	local name=$1 pw=$2 s0 l0 b0 k
+	shift 2
+	clear_results
+	s0=$(wc -l <"$SYSLOG")
+	l0=$(wc -l <"$NS_LOG")
+	b0=$(btmp_count)
+	SSH_PORT=$NS_PORT ssh_login "$pw" password 'id -un'
+	echo "$?:$(cat "$T/ssh.out")" >"$NS/$name.rc"
+	for k in "$@"; do wait_count "$k" 1 10; done
+	reap_user_processes 10 "$UID1"
+	settle
+	tail -n +"$((s0 + 1))" "$SYSLOG" | norm_log >"$NS/$name.syslog"
+	tail -n +"$((l0 + 1))" "$NS_LOG" | norm_log >"$NS/$name.sshd"
+	echo $(($(btmp_count) - b0)) >"$NS/$name.btmp"
+	echo "user=$(count user) global=$(count global) fail=$(count fail)" >"$NS/$name.ran"
+}
+# utmp_norm: utmpdump's records without what differs between any two logins
+# (pid, terminal number, time, the random tag).
+utmp_norm() {
+	sed -E -e 's/^\[([0-9])\] \[[ 0-9]+\]/[\1] [PID]/' -e 's/(ts|pts)\/[0-9]+/\1\/N/g' \
+		-e 's/\[[0-9]{4}-[0-9-]+T[^]]*\]/[TIME]/g' -e "s/$R/R/g" -e 's/ +\]/]/g'
+}
+# pty_login NAME PASSWORD EVIDENCE...: like logged_login, with a terminal
+# (ssh -tt: sshd writes wtmp and lastlog only for sessions with one); the new
+# wtmp records naming U1 (other tests may log in meanwhile) go to $NS/NAME.wtmp, U1's lastlog entry to $NS/NAME.lastlog
+# if the login changed it (nothing if it did not).
+pty_login() {
+	local name=$1 pw=$2 w0 ll0 ll k
+	shift 2
+	clear_results
+	w0=$(utmpdump /var/log/wtmp 2>/dev/null | wc -l)
+	ll0=$(lastlog -u "$U1" 2>/dev/null | tail -n +2)
+	SSHPASS=$pw timeout 30 sshpass -e ssh -F /dev/null -tt \
+		-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR \
+		-o ConnectTimeout=10 -o PreferredAuthentications=password -o PubkeyAuthentication=no \
+		-o NumberOfPasswordPrompts=1 -p "$NS_PORT" "$U1@127.0.0.1" 'id -un' \
+		</dev/null >"$T/ssh.out" 2>"$T/ssh.err"
+	echo "$?:$(tr -d '\r' <"$T/ssh.out")" >"$NS/$name.rc"
+	for k in "$@"; do wait_count "$k" 1 10; done
+	reap_user_processes 10 "$UID1"
+	settle
+	utmpdump /var/log/wtmp 2>/dev/null | tail -n +"$((w0 + 1))" | grep -F "] [$U1" |
+		utmp_norm >"$NS/$name.wtmp"
+	ll=$(lastlog -u "$U1" 2>/dev/null | tail -n +2)
+	{ [ "$ll" = "$ll0" ] || echo "$ll"; } |
+		sed -E -e "s/$R/R/g" -e 's/pts\/[0-9]+/pts\/N/' -e 's/ [A-Z][a-z]{2} [A-Z][a-z]{2} .*$/ TIME/' \
+			>"$NS/$name.lastlog"
+}
+# same_log WHAT A B KIND: the normalised KIND lines of logins A and B match.
+same_log() {
+	if cmp -s "$NS/$2.$4" "$NS/$3.$4"; then
+		ok "$1: $4 lines identical ($(wc -l <"$NS/$2.$4") lines)"
+	else
+		not_ok "$1: $4 lines identical"
+		diff -u "$NS/$2.$4" "$NS/$3.$4" | diag
+	fi
+}
+# logged_in NAME: the login succeeded and sshd logged it.
+# shellcheck disable=SC2317 # called through check_diag
+logged_in() {
+	[ "$(cat "$NS/$1.rc")" = "0:$U1" ] && grep -q "^Accepted password for " "$NS/$1.sshd"
+}
+# one_more_pam_unix_failure REAL DURESS: the duress syslog is the real one
+# plus exactly one pam_unix "authentication failure" line.
+one_more_pam_unix_failure() {
+	local re='pam_unix([^)]*:auth): authentication failure;'
+	[ "$(grep -c "$re" "$NS/$2.syslog")" -eq "$(($(grep -c "$re" "$NS/$1.syslog") + 1))" ] &&
+		diff <(grep -v "$re" "$NS/$1.syslog") <(grep -v "$re" "$NS/$2.syslog") >/dev/null
+}
+
+if ! command -v python3 >/dev/null 2>&1 || ! command -v utmpdump >/dev/null 2>&1; then
+	echo "ok $((n + 1)) # SKIP log parity needs python3 and utmpdump"
+	n=$((n + 1))
+	echo "SKIP: log parity needs python3 and utmpdump" >&2
+else
+	mkdir -m 700 "$NS" || setup_failed "mkdir $NS"
+	: >"$SYSLOG"
+	start_listener || setup_failed "syslog listener" "$NS/listener.err"
+	[ -e "$PAMFILE_B" ] && setup_failed "$PAMFILE_B already exists"
+	CREATED_PAMFILE_B=$PAMFILE_B
+	(
+		set -o noclobber
+		cat >"$PAMFILE_B" <<EOF
+# pam_duress end-to-end test ($0), module before pam_unix; removed when the test ends.
+auth     [success=done default=ignore]  $MODULE global_dir=$GLOBAL runner=$RUNNER
+auth     required                       pam_unix.so nodelay try_first_pass
+account  required                       pam_unix.so
+session  required                       pam_permit.so
+password requisite                      pam_deny.so
+EOF
+	) || setup_failed "write $PAMFILE_B"
+	# shellcheck disable=SC2016 # $1 belongs to the inner shell
+	{ evidence_script fail && echo "exit 3"; } |
+		as_user "$U1" sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$UDIR/30-fail"
+	echo "$FP" | as_user "$U1" "$DURESS" sign --stdin "$UDIR/30-fail" >"$T/sign.log" 2>&1 ||
+		setup_failed "sign the failing action" "$T/sign.log"
+
+	# --- module before pam_unix: a duress login must leave the real one's lines.
+	start_ns_sshd "$SERVICE_B" || setup_failed "start the namespaced sshd" "$NS_LOG"
+	logged_login b-real "$RP1"
+	logged_login b-duress "$DP" user global
+	logged_login b-fail "$FP" fail
+	pty_login bt-real "$RP1"
+	pty_login bt-duress "$DP" user global
+	stop_ns_sshd
+	check_diag "log parity, before pam_unix: real login logged in" "$NS/b-real.sshd" logged_in b-real
+	check_diag "log parity, before pam_unix: duress login logged in" "$NS/b-duress.sshd" logged_in b-duress
+	check "log parity, before pam_unix: only the duress logins ran actions" test \
+		"$(cat "$NS"/b-{real,duress,fail}.ran)" = "user=0 global=0 fail=0
+user=1 global=1 fail=0
+user=0 global=0 fail=1"
+	same_log "log parity, before pam_unix, real vs duress" b-real b-duress syslog
+	same_log "log parity, before pam_unix, real vs duress" b-real b-duress sshd
+	check_diag "log parity, before pam_unix: action exiting 3 ran" "$NS/b-fail.sshd" logged_in b-fail
+	same_log "log parity, before pam_unix, real vs duress with an action exiting 3" b-real b-fail syslog
+	same_log "log parity, before pam_unix, real vs duress with an action exiting 3" b-real b-fail sshd
+
+	# --- module after pam_unix ($PAMFILE): pam_unix's failure line is the one difference.
+	start_ns_sshd "$SERVICE" || setup_failed "start the namespaced sshd" "$NS_LOG"
+	logged_login a-real "$RP1"
+	logged_login a-duress "$DP" user global
+	pty_login at-real "$RP1"
+	pty_login at-duress "$DP" user global
+	stop_ns_sshd
+	check "log parity, after pam_unix: only the duress login ran actions" test \
+		"$(cat "$NS"/a-{real,duress}.ran)" = "user=0 global=0 fail=0
+user=1 global=1 fail=0"
+	check_diag "log parity, after pam_unix: real login logged in" "$NS/a-real.sshd" logged_in a-real
+	check_diag "log parity, after pam_unix: duress login logged in" "$NS/a-duress.sshd" logged_in a-duress
+	same_log "log parity, after pam_unix, real vs duress" a-real a-duress sshd
+	if one_more_pam_unix_failure a-real a-duress; then
+		ok "log parity, after pam_unix: the duress login adds exactly one pam_unix \"authentication failure\" line (documented tell)"
+	else
+		not_ok "log parity, after pam_unix: the duress login adds exactly one pam_unix \"authentication failure\" line (documented tell)"
+		diff -u "$NS/a-real.syslog" "$NS/a-duress.syslog" | diag
+	fi
+	for p in bt at; do
+		check_diag "wtmp, lastlog ($p): real and duress logins with a terminal logged in" "$T/ssh.err" \
+			test "$(cat "$NS/$p-real.rc" "$NS/$p-duress.rc")" = "0:$U1
+0:$U1"
+		check "wtmp, lastlog ($p): the real login left a login record and a new lastlog entry" \
+			test "$(grep -c '^\[7\] .*\[pts/N\]' "$NS/$p-real.wtmp")" -eq 1 -a -s "$NS/$p-real.lastlog"
+		same_log "wtmp ($p), real vs duress" "$p-real" "$p-duress" wtmp
+		same_log "lastlog ($p), real vs duress" "$p-real" "$p-duress" lastlog
+	done
+	check "btmp: no duress login leaves a failed-login record, like a real one" \
+		test "$(cat "$NS"/{b-real,b-duress,b-fail,a-real,a-duress}.btmp | sort -u)" = 0
+	logs_cleanup
+fi
 
 finish
