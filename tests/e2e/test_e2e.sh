@@ -15,10 +15,11 @@
 #
 # What it creates, all with a random tag R, and removes on every exit path
 # (EXIT, INT, TERM): the users dtest_Ra (logs in, owns actions) and dtest_Rb
-# (runs su), homes included (userdel -r); the PAM service file
-# /etc/pam.d/duress-e2e-R (an existing file is never touched); a temporary
-# directory (global actions, results, sshd's host key, config, log and pid
-# file); /run/sshd if it was missing; the sshd it starts (by PID).  Actions
+# (runs su), homes included (userdel -r); the PAM service files
+# /etc/pam.d/duress-e2e-R and duress-e2e-R-before (an existing file is never
+# touched); a temporary directory (global actions, results, sshd's host key,
+# config, log and pid file, the log-parity captures); /run/sshd if it was
+# missing; the sshds and the syslog listener it starts (by PID).  Actions
 # still running as the test users at the end are waited for (bounded), then
 # ended by PID.
 #
@@ -26,7 +27,10 @@
 # (unshare -m) where the test's service file is bind-mounted over
 # /etc/pam.d/su, so the real file is never edited and no other process sees
 # the change.  sshd takes its PAM service from its program name: it is run
-# through a symlink named like the test's service.
+# through a symlink named like the test's service.  The log-parity section
+# runs a second sshd in a private mount namespace whose /dev/log is the
+# socket of syslog_listen.py (next to this script; its header says how the
+# namespace gets a /dev/log when the host has none).
 #
 # Not root, a sanitizer-built module (the asan step of run-checks.sh: sshd,
 # su and pamtester would need the sanitizer runtime preloaded, and setuid su
