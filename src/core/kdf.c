@@ -124,7 +124,27 @@ void duress_kdf_free(struct duress_kdf_scope *scopes, size_t n)
 /* Buffers for getspnam_r() grow on ERANGE up to this. */
 #define SHADOW_BUF_MAX (1U << 20)
 
-/* crypt_r() of password against the account's shadow hash; nothing if there is none to read. */
+/* pam_unix's verify_pwd_hash() hashes nothing for a locked, disabled or empty hash. */
+static bool hashable(const char *hash)
+{
+	return hash && hash[0] != '!' && hash[0] != '*' && hash[0] != '\0';
+}
+
+/*
+ * What pam_unix's verify_pwd_hash() spends: its MD5 and bigcrypt code hashes
+ * once; for every other hash it calls x_strdup(crypt_r(...)), and x_strdup()
+ * is a macro ((s) ? strdup(s) : NULL) that evaluates crypt_r() a second time
+ * when the first returned anything (Linux-PAM 1.5.2 to at least 1.7).
+ */
+static void unix_crypt(const char *password, const char *hash, struct crypt_data *cd)
+{
+	const char *out = crypt_r(password, hash, cd);
+
+	if (out && hash[0] == '$' && strncmp(hash, "$1$", 3) != 0)
+		(void)crypt_r(password, hash, cd);
+}
+
+/* unix_crypt() against the account's shadow hash, if there is one to hash. */
 static void hash_against_shadow(const char *user, const char *password, struct crypt_data *cd)
 {
 	for (size_t size = 4096; size <= SHADOW_BUF_MAX; size *= 2) {
@@ -135,9 +155,8 @@ static void hash_against_shadow(const char *user, const char *password, struct c
 		if (!buf)
 			return;
 		r = getspnam_r(user, &sp, buf, size, &found);
-		if (r == 0 && found && found->sp_pwdp && found->sp_pwdp[0] != '!' &&
-		    found->sp_pwdp[0] != '*' && found->sp_pwdp[0] != '\0')
-			(void)crypt_r(password, found->sp_pwdp, cd);
+		if (r == 0 && found && hashable(found->sp_pwdp))
+			unix_crypt(password, found->sp_pwdp, cd);
 		sodium_memzero(buf, size); /* the hash */
 		free(buf);
 		if (r != ERANGE)
@@ -155,22 +174,21 @@ static bool shadowed(const struct passwd *pw)
 void duress_mirror_unix_hash(const struct passwd *pw, const char *password)
 {
 	struct crypt_data *cd;
-	const char *hash = pw->pw_passwd;
+	bool in_shadow;
 
-	if (!hash)
+	if (!pw->pw_passwd)
 		return;
-	/* Only root reads the shadow file (pam_unix would run unix_chkpwd). */
-	if (shadowed(pw) && geteuid() != 0)
-		return;
-	if (!shadowed(pw) && (hash[0] == '!' || hash[0] == '*' || hash[0] == '\0'))
+	in_shadow = shadowed(pw);
+	/* Only root reads the shadow file; anyone else's pam_unix asks unix_chkpwd. */
+	if (in_shadow ? geteuid() != 0 : !hashable(pw->pw_passwd))
 		return;
 	cd = calloc(1, sizeof(*cd));
 	if (!cd)
 		return;
-	if (shadowed(pw))
+	if (in_shadow)
 		hash_against_shadow(pw->pw_name, password, cd);
 	else
-		(void)crypt_r(password, hash, cd);
+		unix_crypt(password, pw->pw_passwd, cd);
 	sodium_memzero(cd, sizeof(*cd));
 	free(cd);
 }

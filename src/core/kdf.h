@@ -36,7 +36,8 @@ void duress_kdf_free(struct duress_kdf_scope *scopes, size_t n);
 /*
  * What pam_unix would have spent on password: crypt_r() of it against the
  * account's hash (the passwd field, or the shadow entry when that is "x"
- * and readable), result thrown away.  Nothing for a locked ('!'), disabled
- * ('*') or empty hash: pam_unix does not hash those either.
+ * and readable), as many times as pam_unix calls it, results thrown away.
+ * Nothing for a locked ('!'), disabled ('*') or empty hash: pam_unix does
+ * not hash those either.
  */
 void duress_mirror_unix_hash(const struct passwd *pw, const char *password);
