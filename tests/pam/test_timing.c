@@ -79,6 +79,20 @@ static void no_directory_costs_a_derivation(void **state)
 	assert_true(c.peak >= ONE_DERIVATION);
 }
 
+/* Outside group=, bob's actions are not even read: the same work as anyone's. */
+static void outside_group_costs_a_derivation(void **state)
+{
+	struct child c;
+
+	(void)state;
+	require_root("the global directory is root's");
+	action_add(U(BOB)->dir, "act", U(BOB)->uid, U(BOB)->duress);
+	c = auth_in_child("group", "bob", U(BOB)->duress, NULL);
+	assert_int_equal(c.status, PAM_AUTH_ERR);
+	assert_true(c.peak >= ONE_DERIVATION);
+	expect_runs((const char *const[]){ NULL }, false);
+}
+
 /* A user nobody has: the same work as a user without actions. */
 static void unknown_user_costs_a_derivation(void **state)
 {
@@ -215,6 +229,7 @@ static void before_placement_pays_the_unix_hash(void **state)
 
 static const struct CMUnitTest tests[] = {
 	T(no_directory_costs_a_derivation),
+	T(outside_group_costs_a_derivation),
 	T(unknown_user_costs_a_derivation),
 	T(scopes_derived_at_once),
 	T(before_placement_pays_the_unix_hash),
