@@ -2,7 +2,6 @@
 #include "auth.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +50,8 @@ enum { SCOPE_USER, SCOPE_GLOBAL, N_SCOPES };
 /* One directory's part of an authentication. */
 struct scope_run {
 	bool enabled; /* configured: costs its Argon2id whatever its directory holds */
-	char path[PATH_MAX];
+	const char *path;          /* the directory: user_path, or global_dir= */
+	char user_path[PATH_MAX];  /* user_dir= expanded */
 	struct duress_identity as; /* whose rights open its files */
 	struct duress_dir dir;
 	bool loaded;
@@ -137,12 +137,14 @@ static int load_user(struct scope_run *s, const struct duress_opts *o, const str
 	s->enabled = user_dir_enabled(o);
 	if (!s->enabled || !user_dir_allowed(o, pw, lg))
 		return 0;
-	r = duress_expand_user_dir(o->user_dir, pw->pw_name, pw->pw_dir, s->path, sizeof(s->path));
+	r = duress_expand_user_dir(o->user_dir, pw->pw_name, pw->pw_dir, s->user_path,
+				   sizeof(s->user_path));
 	if (r < 0) {
 		duress_log(lg, LOG_ERR, "user_dir=%s cannot be expanded for %s, ignoring", o->user_dir,
 			   pw->pw_name);
 		return 0;
 	}
+	s->path = s->user_path;
 	/* The user's files are opened with the user's rights: root opens nothing a user named. */
 	r = duress_identity_init(&s->as, pw);
 	return r < 0 ? r : load_dir(s, DURESS_SCOPE_USER, pw->pw_uid, &s->as, o, lg);
@@ -157,7 +159,7 @@ static int load_global(struct scope_run *s, const struct duress_opts *o,
 			duress_debug(lg, "not root: global actions cannot run as root");
 		return 0;
 	}
-	snprintf(s->path, sizeof(s->path), "%s", o->global_dir);
+	s->path = o->global_dir;
 	return load_dir(s, DURESS_SCOPE_GLOBAL, 0, NULL, o, lg);
 }
 

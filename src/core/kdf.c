@@ -31,7 +31,8 @@ static int dummy_derivation(const char *password, size_t len)
 
 	if (!key)
 		return -ENOMEM;
-	duress_params_new(&p, crypto_pwhash_MEMLIMIT_INTERACTIVE, crypto_pwhash_OPSLIMIT_INTERACTIVE);
+	duress_params_new(&p, crypto_pwhash_MEMLIMIT_INTERACTIVE,
+			  crypto_pwhash_OPSLIMIT_INTERACTIVE);
 	r = duress_derive_key(password, len, &p, key);
 	sodium_free(key); /* wipes it */
 	return r;
@@ -167,8 +168,8 @@ static void hash_against_shadow(const char *user, const char *password, struct c
 /* pam_unix's is_pwd_shadowed(): the hash is in the shadow file. */
 static bool shadowed(const struct passwd *pw)
 {
-	return strcmp(pw->pw_passwd, "x") == 0 ||
-	       (strncmp(pw->pw_passwd, "##", 2) == 0 && strcmp(pw->pw_passwd + 2, pw->pw_name) == 0);
+	return strcmp(pw->pw_passwd, "x") == 0 || (strncmp(pw->pw_passwd, "##", 2) == 0 &&
+						   strcmp(pw->pw_passwd + 2, pw->pw_name) == 0);
 }
 
 void duress_mirror_unix_hash(const struct passwd *pw, const char *password)

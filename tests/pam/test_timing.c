@@ -32,6 +32,22 @@
 
 extern char **environ;
 
+/*
+ * Under ASan the figure is the sanitizer's (shadow memory, quarantine), and
+ * auth_child, loading the instrumented module under the preloaded wrappers,
+ * does not start: these tests prove nothing there.  valgrind does not
+ * follow the child, so they run under it as they are.
+ */
+static void require_true_peak(const char *why)
+{
+	require_root(why);
+#ifdef __SANITIZE_ADDRESS__
+	printf("SKIP: %s: peak memory under ASan is the sanitizer's\n", why);
+	fflush(stdout);
+	skip();
+#endif
+}
+
 struct child {
 	int status; /* the PAM result */
 	long peak;  /* KiB */
@@ -51,7 +67,8 @@ static struct child auth_in_child(const char *service, const char *user, const c
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		char *argv[] = { strdup(prog), strdup(service), strdup(user), strdup(password), NULL };
+		char *argv[] = { strdup(prog), strdup(service), strdup(user), strdup(password),
+				 NULL };
 
 		execve(prog, argv, envp ? envp : environ);
 		_exit(126);
@@ -72,7 +89,7 @@ static void no_directory_costs_a_derivation(void **state)
 	struct child c;
 
 	(void)state;
-	require_root("the global directory is root's");
+	require_true_peak("the global directory is root's");
 	remove_tree(U(ALICE)->dir);
 	c = auth_in_child("after", "alice", "wrong-password", NULL);
 	assert_int_equal(c.status, PAM_AUTH_ERR);
@@ -85,7 +102,7 @@ static void outside_group_costs_a_derivation(void **state)
 	struct child c;
 
 	(void)state;
-	require_root("the global directory is root's");
+	require_true_peak("the global directory is root's");
 	action_add(U(BOB)->dir, "act", U(BOB)->uid, U(BOB)->duress);
 	c = auth_in_child("group", "bob", U(BOB)->duress, NULL);
 	assert_int_equal(c.status, PAM_AUTH_ERR);
@@ -99,7 +116,7 @@ static void unknown_user_costs_a_derivation(void **state)
 	struct child c;
 
 	(void)state;
-	require_root("the global directory is root's");
+	require_true_peak("the global directory is root's");
 	c = auth_in_child("after", "nosuchuser", "wrong-password", NULL);
 	assert_int_not_equal(c.status, PAM_SUCCESS);
 	assert_true(c.peak >= ONE_DERIVATION);
@@ -121,7 +138,7 @@ static void scopes_derived_at_once(void **state)
 	struct child c;
 
 	(void)state;
-	require_root("the global directory is root's");
+	require_true_peak("the global directory is root's");
 	default_action(U(ALICE)->dir, "act", U(ALICE)->uid, U(ALICE)->duress);
 	default_action(W.global, "gact", 0, "global-duress");
 	c = auth_in_child("after", "alice", "wrong-password", NULL);
@@ -205,7 +222,7 @@ static void before_placement_pays_the_unix_hash(void **state)
 	struct child c;
 
 	(void)state;
-	require_root("the per-user action runs as alice");
+	require_true_peak("the per-user action runs as alice");
 	action_add(U(ALICE)->dir, "act", U(ALICE)->uid, U(ALICE)->duress);
 	heavy_accounts(passwd, U(ALICE)->real);
 	envp = env_with_passwd(passwd);
@@ -228,10 +245,8 @@ static void before_placement_pays_the_unix_hash(void **state)
 #define T(f) cmocka_unit_test_setup(f, fresh_test)
 
 static const struct CMUnitTest tests[] = {
-	T(no_directory_costs_a_derivation),
-	T(outside_group_costs_a_derivation),
-	T(unknown_user_costs_a_derivation),
-	T(scopes_derived_at_once),
+	T(no_directory_costs_a_derivation),     T(outside_group_costs_a_derivation),
+	T(unknown_user_costs_a_derivation),     T(scopes_derived_at_once),
 	T(before_placement_pays_the_unix_hash),
 };
 
