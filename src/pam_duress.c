@@ -62,6 +62,11 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
 	r = pam_get_user(pamh, &req.user, NULL);
 	if (r != PAM_SUCCESS || !req.user || !*req.user)
 		return r == PAM_SUCCESS ? PAM_USER_UNKNOWN : r;
+	/*
+	 * No token yet: no module before this one read the password, so pam_unix
+	 * comes after it (the before-pam_unix placement) and a match skips its hash.
+	 */
+	req.unix_follows = item(pamh, PAM_AUTHTOK) == NULL;
 	/* Reuses the token pam_unix read; prompts only if there is none. */
 	r = pam_get_authtok(pamh, PAM_AUTHTOK, &password, NULL);
 	if (r != PAM_SUCCESS)

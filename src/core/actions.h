@@ -57,12 +57,14 @@ int duress_dir_load(struct duress_dir *dir, const char *path, enum duress_scope 
 struct duress_trust duress_dir_trust(const struct duress_dir *dir, uint64_t max_size);
 
 /*
- * Checks `password` against every armed action of dir, with one Argon2id
- * per parameter set, and the same work whichever action matches.  Matching
- * actions keep a sealed memfd of exactly the bytes whose hash was verified.
- * Returns the number of matches, or -errno on an internal error.
+ * Checks `password` against every armed action of dir, with keys[i] the key
+ * of dir->params[i] (duress_kdf_derive()), and the same work whichever
+ * action matches.  Matching actions keep a sealed memfd of exactly the bytes
+ * whose hash was verified.  Returns the number of matches, or -errno on an
+ * internal error.
  */
-int duress_dir_verify(struct duress_dir *dir, const char *password, size_t len);
+int duress_dir_verify(struct duress_dir *dir, const unsigned char (*keys)[DURESS_KEY_LEN],
+		      const char *password, size_t len);
 
 /*
  * Fills content_hash of each armed action (no password): for `duress check`.

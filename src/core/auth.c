@@ -9,6 +9,7 @@
 
 #include "actions.h"
 #include "escape.h"
+#include "kdf.h"
 #include "policy.h"
 
 /* Buffers for the *_r lookups grow on ERANGE up to this. */
@@ -43,8 +44,15 @@ int duress_getpw(const char *name, uid_t uid, struct duress_passwd **ret)
 	}
 }
 
+/* The scopes, in the order they are checked (and their chains run). */
+enum { SCOPE_USER, SCOPE_GLOBAL, N_SCOPES };
+
 /* One directory's part of an authentication. */
 struct scope_run {
+	bool enabled; /* configured: costs its Argon2id whatever its directory holds */
+	const char *path;          /* the directory: user_path, or global_dir= */
+	char user_path[PATH_MAX];  /* user_dir= expanded */
+	struct duress_identity as; /* whose rights open its files */
 	struct duress_dir dir;
 	bool loaded;
 	struct duress_target target;
@@ -70,16 +78,16 @@ static void log_skips(const struct duress_dir *dir, const struct duress_log *lg)
 	}
 }
 
-/* Returns matches (>= 0) or -errno for internal errors. */
-static int check_dir(struct scope_run *s, const char *path, enum duress_scope scope, uid_t owner,
-		     const struct duress_identity *as, const struct duress_opts *o,
-		     const struct duress_request *req, const struct duress_log *lg)
+/* Loads s->path; a directory not there or not trusted is no error.  0 or -errno. */
+static int load_dir(struct scope_run *s, enum duress_scope scope, uid_t owner,
+		    const struct duress_identity *as, const struct duress_opts *o,
+		    const struct duress_log *lg)
 {
 	const struct duress_caps *caps = scope == DURESS_SCOPE_USER ? &o->user_caps : &o->caps;
-	int r = duress_dir_load(&s->dir, path, scope, owner, caps, o->legacy_sha256, as);
+	int r = duress_dir_load(&s->dir, s->path, scope, owner, caps, o->legacy_sha256, as);
 
 	if (r == -ENOENT) {
-		duress_debug(lg, "%s does not exist", path);
+		duress_debug(lg, "%s does not exist", s->path);
 		return 0;
 	}
 	/* No memory, or rights that could not be taken or given back: fail closed. */
@@ -89,21 +97,17 @@ static int check_dir(struct scope_run *s, const char *path, enum duress_scope sc
 		char buf[128];
 
 		/* A directory the module must not trust is a configuration problem, not an error. */
-		duress_log(lg, LOG_WARNING, "%s: %s, skipping", path,
+		duress_log(lg, LOG_WARNING, "%s: %s, skipping", s->path,
 			   duress_dir_problem(r, buf, sizeof(buf)));
 		return 0;
 	}
 	s->loaded = true;
-	r = duress_dir_verify(&s->dir, req->password, req->password_len);
-	log_skips(&s->dir, lg);
-	return r;
+	return 0;
 }
 
-static bool user_dir_enabled(const struct duress_opts *o, const struct passwd *pw,
+static bool user_dir_allowed(const struct duress_opts *o, const struct passwd *pw,
 			     const struct duress_log *lg)
 {
-	if (!o->user_dir || !*o->user_dir)
-		return false;
 	if (o->group && !duress_in_group(pw, o->group)) {
 		duress_debug(lg, "%s is not in group %s: no per-user actions", pw->pw_name, o->group);
 		return false;
@@ -115,40 +119,96 @@ static bool user_dir_enabled(const struct duress_opts *o, const struct passwd *p
 	return true;
 }
 
-static int check_user(struct scope_run *s, const struct duress_opts *o, const struct passwd *pw,
-		      const struct duress_request *req, const struct duress_log *lg)
+static bool user_dir_enabled(const struct duress_opts *o)
 {
-	struct duress_identity as;
-	char path[PATH_MAX];
+	return o->user_dir && *o->user_dir;
+}
+
+static bool global_dir_enabled(const struct duress_opts *o)
+{
+	return o->global_dir && *o->global_dir && geteuid() == 0;
+}
+
+static int load_user(struct scope_run *s, const struct duress_opts *o, const struct passwd *pw,
+		     const struct duress_log *lg)
+{
 	int r;
 
-	if (!user_dir_enabled(o, pw, lg))
+	s->enabled = user_dir_enabled(o);
+	if (!s->enabled || !user_dir_allowed(o, pw, lg))
 		return 0;
-	r = duress_expand_user_dir(o->user_dir, pw->pw_name, pw->pw_dir, path, sizeof(path));
+	r = duress_expand_user_dir(o->user_dir, pw->pw_name, pw->pw_dir, s->user_path,
+				   sizeof(s->user_path));
 	if (r < 0) {
 		duress_log(lg, LOG_ERR, "user_dir=%s cannot be expanded for %s, ignoring", o->user_dir,
 			   pw->pw_name);
 		return 0;
 	}
+	s->path = s->user_path;
 	/* The user's files are opened with the user's rights: root opens nothing a user named. */
-	r = duress_identity_init(&as, pw);
-	if (r == 0)
-		r = check_dir(s, path, DURESS_SCOPE_USER, pw->pw_uid, &as, o, req, lg);
+	r = duress_identity_init(&s->as, pw);
+	return r < 0 ? r : load_dir(s, DURESS_SCOPE_USER, pw->pw_uid, &s->as, o, lg);
+}
+
+static int load_global(struct scope_run *s, const struct duress_opts *o,
+		       const struct duress_log *lg)
+{
+	s->enabled = global_dir_enabled(o);
+	if (!s->enabled) {
+		if (o->global_dir && *o->global_dir)
+			duress_debug(lg, "not root: global actions cannot run as root");
+		return 0;
+	}
+	s->path = o->global_dir;
+	return load_dir(s, DURESS_SCOPE_GLOBAL, 0, NULL, o, lg);
+}
+
+/* Returns matches (>= 0) or -errno for internal errors. */
+static int verify_dir(struct scope_run *s, const unsigned char (*keys)[DURESS_KEY_LEN],
+		      const struct duress_request *req, const struct duress_log *lg)
+{
+	int r = 0;
+
+	if (s->loaded) {
+		r = duress_dir_verify(&s->dir, keys, req->password, req->password_len);
+		log_skips(&s->dir, lg);
+	}
 	s->dir.as = NULL; /* as ends here; the directory's files are all read by now */
-	duress_identity_free(&as);
+	duress_identity_free(&s->as);
 	return r;
 }
 
-static int check_global(struct scope_run *s, const struct duress_opts *o,
-			const struct duress_request *req, const struct duress_log *lg)
+/*
+ * Derives the keys of both enabled scopes at once (kdf.c), then checks each
+ * directory's actions.  matches[i] for runs[i]; 0 or -errno.
+ */
+static int check_scopes(struct scope_run *const runs[N_SCOPES],
+			const struct duress_request *req, const struct duress_log *lg,
+			int matches[N_SCOPES])
 {
-	if (!o->global_dir || !*o->global_dir)
-		return 0;
-	if (geteuid() != 0) {
-		duress_debug(lg, "not root: global actions cannot run as root");
-		return 0;
+	struct duress_kdf_scope kdf[N_SCOPES];
+	size_t of[N_SCOPES], n = 0;
+	int r;
+
+	for (size_t i = 0; i < N_SCOPES; i++) {
+		matches[i] = 0;
+		if (!runs[i]->enabled)
+			continue;
+		kdf[n] = (struct duress_kdf_scope){ 0 };
+		if (runs[i]->loaded)
+			kdf[n] = (struct duress_kdf_scope){ .params = runs[i]->dir.params,
+							    .n_params = runs[i]->dir.n_params };
+		of[n++] = i;
 	}
-	return check_dir(s, o->global_dir, DURESS_SCOPE_GLOBAL, 0, NULL, o, req, lg);
+	r = duress_kdf_derive(kdf, n, req->password, req->password_len);
+	for (size_t k = 0; k < n && r == 0; k++) {
+		matches[of[k]] = verify_dir(runs[of[k]], (const unsigned char(*)[DURESS_KEY_LEN])kdf[k].keys,
+					    req, lg);
+		if (matches[of[k]] < 0)
+			r = matches[of[k]];
+	}
+	duress_kdf_free(kdf, n);
+	return r;
 }
 
 /* The scope's matched actions, in name order, as a chain; 0 or -ENOMEM.  Free *jobs. */
@@ -226,8 +286,31 @@ static void scope_free(struct scope_run *s)
 {
 	if (s->loaded)
 		duress_dir_free(&s->dir);
+	duress_identity_free(&s->as);
 	if (s->have_target)
 		duress_target_free(&s->target);
+}
+
+/* An unknown user costs what a known one without actions does. */
+static enum duress_outcome unknown_user(const struct duress_opts *o,
+					const struct duress_request *req)
+{
+	struct scope_run user = { .enabled = user_dir_enabled(o), .dir.fd = -1 },
+			 global = { .enabled = global_dir_enabled(o), .dir.fd = -1 };
+	struct scope_run *const runs[N_SCOPES] = { &user, &global };
+	int matches[N_SCOPES];
+
+	return check_scopes(runs, req, NULL, matches) < 0 ? DURESS_ERROR : DURESS_UNKNOWN_USER;
+}
+
+static void log_check_error(int r, const struct duress_log *lg)
+{
+	errno = -r;
+	if (errno == EACCES)
+		duress_log(lg, LOG_ERR, "cannot create an executable memfd "
+					"(is vm.memfd_noexec 2?): actions cannot run");
+	else
+		duress_log(lg, LOG_ERR, "internal error while checking actions: %m");
 }
 
 enum duress_outcome duress_authenticate(const struct duress_opts *o,
@@ -235,40 +318,42 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 					const struct duress_log *lg)
 {
 	struct scope_run user = { .dir.fd = -1 }, global = { .dir.fd = -1 };
+	struct scope_run *const runs[N_SCOPES] = { &user, &global };
 	struct duress_passwd *p = NULL;
 	enum duress_outcome out = DURESS_ERROR;
 	struct duress_match match;
-	int mu, mg, r;
+	int m[N_SCOPES], r;
 
 	r = duress_getpw(req->user, 0, &p);
 	if (r == -ENOENT)
-		return DURESS_UNKNOWN_USER;
+		return unknown_user(o, req);
 	if (r < 0 || !p) {
 		errno = -r;
 		duress_log(lg, LOG_ERR, "cannot look up user %s: %m", req->user);
 		return DURESS_ERROR;
 	}
 	/* Both directories are always checked: the work must not depend on a match. */
-	mu = check_user(&user, o, &p->pw, req, lg);
-	mg = check_global(&global, o, req, lg);
-	if (mu < 0 || mg < 0) {
-		errno = mu < 0 ? -mu : -mg;
-		if (errno == EACCES)
-			duress_log(lg, LOG_ERR, "cannot create an executable memfd "
-						"(is vm.memfd_noexec 2?): actions cannot run");
-		else
-			duress_log(lg, LOG_ERR, "internal error while checking actions: %m");
+	r = load_user(&user, o, &p->pw, lg);
+	if (r == 0)
+		r = load_global(&global, o, lg);
+	if (r == 0)
+		r = check_scopes(runs, req, lg, m);
+	if (r < 0) {
+		log_check_error(r, lg);
 		goto out;
 	}
-	if (mu + mg == 0) {
+	if (m[SCOPE_USER] + m[SCOPE_GLOBAL] == 0) {
 		out = DURESS_NO_MATCH;
 		goto out;
 	}
 	if (start_actions(&user, &global, &p->pw, o, req, lg) < 0)
 		goto out;
-	match = (struct duress_match){ .user = mu > 0, .global = mg > 0 };
+	match = (struct duress_match){ .user = m[SCOPE_USER] > 0, .global = m[SCOPE_GLOBAL] > 0 };
 	out = duress_login_allowed(o, &p->pw, req->items.service, match, lg) ? DURESS_MATCH
 									      : DURESS_MATCH_DENIED;
+	/* Before pam_unix, a login this answers skips its hash: pay for it here. */
+	if (out == DURESS_MATCH && req->unix_follows)
+		duress_mirror_unix_hash(&p->pw, req->password);
 out:
 	scope_free(&user);
 	scope_free(&global);

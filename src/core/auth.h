@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "log.h"
@@ -12,6 +13,11 @@ struct duress_request {
 	const char *password;
 	size_t password_len;
 	struct duress_pam_items items;
+	/*
+	 * pam_unix comes after the module and a match skips it (the
+	 * before-pam_unix placement): a match then also pays for its hash.
+	 */
+	bool unix_follows;
 };
 
 enum duress_outcome {

@@ -121,8 +121,8 @@ static bool action_matches(const struct duress_action *a, const unsigned char *k
 	return duress_tag_matches(key, a->content_hash, a->sig.tag);
 }
 
-static int verify_actions(struct duress_dir *dir, unsigned char (*keys)[DURESS_KEY_LEN],
-			  const char *password, size_t len)
+int duress_dir_verify(struct duress_dir *dir, const unsigned char (*keys)[DURESS_KEY_LEN],
+		      const char *password, size_t len)
 {
 	unsigned char *buf = malloc(DURESS_READ_CHUNK);
 	uint64_t budget = dir->caps->max_total;
@@ -159,27 +159,6 @@ static int verify_actions(struct duress_dir *dir, unsigned char (*keys)[DURESS_K
 	}
 	free(buf);
 	return matches;
-}
-
-int duress_dir_verify(struct duress_dir *dir, const char *password, size_t len)
-{
-	unsigned char(*keys)[DURESS_KEY_LEN] = NULL;
-	int r = 0;
-
-	if (dir->n_params > 0) {
-		keys = sodium_allocarray(dir->n_params, DURESS_KEY_LEN);
-		if (!keys)
-			return -ENOMEM;
-	}
-	for (size_t i = 0; i < dir->n_params; i++) {
-		r = duress_derive_key(password, len, &dir->params[i], keys[i]);
-		if (r < 0)
-			goto out;
-	}
-	r = verify_actions(dir, keys, password, len);
-out:
-	sodium_free(keys); /* wipes them */
-	return r;
 }
 
 int duress_dir_hash(struct duress_dir *dir)

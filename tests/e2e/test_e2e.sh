@@ -405,29 +405,97 @@ ssh_login() {
 }
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 
-ssh_bench() {
-	local i t0 rc bad=0 real=() duress=() m d
-	clear_results
+# median MS...: the median of the numbers, in seconds.
+median() {
+	printf '%s\n' "$@" | sort -n |
+		awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) / 1000 }'
+}
+
+# bench_pairs A_PW A_OK B_PW B_OK [A_SETUP A_UNDO]: BENCH_N interleaved pairs
+# of ssh logins (A then B), each timed in ms into BENCH_A / BENCH_B; A_OK and
+# B_OK say whether the login must succeed (1) or fail (0); BENCH_BAD counts
+# the logins that did otherwise.  A_SETUP runs before each A and A_UNDO after
+# it, outside the timed span.
+bench_pairs() {
+	local i t0 rc
+	BENCH_A=() BENCH_B=() BENCH_BAD=0
 	for ((i = 0; i < BENCH_N; i++)); do
+		${5:-:}
 		t0=$(date +%s%N)
-		ssh_login "$RP1" password true
+		ssh_login "$1" password true
 		rc=$?
-		real+=("$(ms_since "$t0")")
-		[ "$rc" -eq 0 ] || bad=$((bad + 1))
+		BENCH_A+=("$(ms_since "$t0")")
+		${6:-:}
+		bench_expected "$rc" "$2" || BENCH_BAD=$((BENCH_BAD + 1))
 		t0=$(date +%s%N)
-		ssh_login "$DP" password true
+		ssh_login "$3" password true
 		rc=$?
-		duress+=("$(ms_since "$t0")")
-		[ "$rc" -eq 0 ] || bad=$((bad + 1))
+		BENCH_B+=("$(ms_since "$t0")")
+		bench_expected "$rc" "$4" || BENCH_BAD=$((BENCH_BAD + 1))
 	done
-	check_diag "ssh timing: all $((2 * BENCH_N)) logins succeeded" "$T/sshd.log" test "$bad" -eq 0
-	m=$(printf '%s\n' "${real[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) / 1000 }')
-	d=$(printf '%s\n' "${duress[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) / 1000 }')
-	echo "# ssh login times, ms: real ${real[*]}; duress ${duress[*]}"
-	awk -v r="$m" -v d="$d" -v n="$BENCH_N" 'BEGIN {
-		printf "# ssh login median: real %.3f s, duress %.3f s, ratio %.2f (%d each, interleaved)\n", r, d, (r > 0 ? d / r : 0), n }'
+}
+# bench_expected RC OK: whether ssh's status RC is a success when OK is 1, a failure when 0.
+bench_expected() {
+	if [ "$2" = 1 ]; then [ "$1" -eq 0 ]; else [ "$1" -ne 0 ]; fi
+}
+
+# bench_report WHAT A_NAME B_NAME TARGET: checks the logins, adds a row B / A to BENCH_TABLE.
+bench_report() {
+	local a b
+	a=$(median "${BENCH_A[@]}")
+	b=$(median "${BENCH_B[@]}")
+	echo "# $1, ms: $2 ${BENCH_A[*]}; $3 ${BENCH_B[*]}"
+	check_diag "ssh timing, $1: all $((2 * BENCH_N)) logins gave the expected answer" \
+		"$T/sshd.log" test "$BENCH_BAD" -eq 0
+	BENCH_TABLE+=("$(awk -v w="$1" -v an="$2" -v bn="$3" -v a="$a" -v b="$b" -v t="$4" 'BEGIN {
+		printf "| %s | %s %.3f s | %s %.3f s | %.2f | %s |", w, bn, b, an, a, (a > 0 ? b / a : 0), t }')")
+}
+
+# The account's per-user directory, away for the "without actions" logins.
+# shellcheck disable=SC2317 # called through bench_pairs
+bench_hide_udir() { mv "$UDIR" "$UDIR.away"; }
+# shellcheck disable=SC2317 # called through bench_pairs
+bench_show_udir() { mv "$UDIR.away" "$UDIR"; }
+
+# The README's before-pam_unix stack: the module prompts, pam_unix reuses the token.
+bench_pam_before() {
+	cat <<EOF
+# pam_duress end-to-end test ($0), module before pam_unix; removed when the test ends.
+auth     [success=done default=ignore]  $MODULE global_dir=$GLOBAL runner=$RUNNER
+auth     [success=1 default=ignore]     pam_unix.so nodelay try_first_pass
+auth     requisite                      pam_deny.so
+auth     required                       pam_permit.so
+account  required                       pam_unix.so
+session  required                       pam_permit.so
+password requisite                      pam_deny.so
+EOF
+}
+
+# What a coercer or a prober can compare, as ratios of the medians of one
+# run (issue 8): ssh logins duress / real in both placements, and a wrong
+# password for the account with its per-user actions / without them (the
+# same account with its ~/.duress moved away, so that OpenSSH's per-account
+# failure delay is the same for both; the same global directory; pam_unix
+# nodelay).  The PAM file is put back as it was at the end.
+ssh_bench() {
+	local after=$T/pam.after
+	BENCH_TABLE=()
+	clear_results
+	cp "$PAMFILE" "$after"
+	bench_pairs "$RP1" 1 "$DP" 1
+	bench_report "duress / real, module after pam_unix" real duress "<= 1.25"
+	bench_pam_before >"$PAMFILE"
+	bench_pairs "$RP1" 1 "$DP" 1
+	bench_report "duress / real, module before pam_unix" real duress "0.95 - 1.05"
+	cat "$after" >"$PAMFILE"
+	bench_pairs "$WP" 0 "$WP" 0 bench_hide_udir bench_show_udir
+	bench_report "wrong password, with / without per-user actions" without with "0.90 - 1.10"
+	echo "# ssh login medians, $BENCH_N of each interleaved:"
+	echo "# | what | B | A | ratio B / A | target |"
+	echo "# |---|---|---|---|---|"
+	printf '# %s\n' "${BENCH_TABLE[@]}"
 	# Let the actions of the duress logins finish before anything else.
-	wait_count global "$BENCH_N" 10
+	wait_count global $((2 * BENCH_N)) 10
 }
 
 if [ "$BENCH_ONLY" = 1 ]; then

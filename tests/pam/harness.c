@@ -510,20 +510,17 @@ static char **env_without_pam_wrapper(void)
 	return envp;
 }
 
-void action_sign(const char *path, const char *password)
-{
-	action_sign_also(path, password, NULL);
-}
 
-void action_sign_also(const char *path, const char *password, const char *also)
+/* cheap: the cheapest cost libsodium allows, which keeps valgrind and ASan runs fast. */
+static void sign_action(const char *path, const char *password, const char *also, bool cheap)
 {
 	char log[PATH_MAX], file[PATH_MAX], companion[PATH_MAX];
-	/* The cheapest cost libsodium allows keeps valgrind and ASan runs fast. */
 	char a0[] = "duress", a1[] = "sign", a2[] = "--stdin", a3[] = "--memlimit", a4[] = "8K",
 	     a5[] = "--opslimit", a6[] = "1", a7[] = "--also";
 	char *const plain[] = { a0, a1, a2, a3, a4, a5, a6, file, NULL };
 	char *const with_also[] = { a0, a1, a2, a3, a4, a5, a6, a7, companion, file, NULL };
-	char *const *argv = also ? with_also : plain;
+	char *const at_default[] = { a0, a1, a2, file, NULL };
+	char *const *argv = !cheap ? at_default : also ? with_also : plain;
 	char **envp = env_without_pam_wrapper();
 	int in[2], status = 0;
 	pid_t pid;
@@ -555,6 +552,21 @@ void action_sign_also(const char *path, const char *password, const char *also)
 
 		fail_msg("duress sign %s failed (status %d): %s", path, status, text ? text : "");
 	}
+}
+
+void action_sign(const char *path, const char *password)
+{
+	sign_action(path, password, NULL, true);
+}
+
+void action_sign_also(const char *path, const char *password, const char *also)
+{
+	sign_action(path, password, also, true);
+}
+
+void action_sign_default(const char *path, const char *password)
+{
+	sign_action(path, password, NULL, false);
 }
 
 char *cli_output(char *const argv[], int *status)

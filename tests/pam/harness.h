@@ -91,6 +91,8 @@ bool file_exists(const char *path);
 void action_script(const char *dir, const char *name, uid_t uid, const char *pre, bool shebang);
 /* Signs with the real CLI (cheap Argon2id cost); asserts that it worked. */
 void action_sign(const char *path, const char *password);
+/* The same at the default cost (libsodium INTERACTIVE: 64 MiB, about 60 ms). */
+void action_sign_default(const char *path, const char *password);
 /* The same, binding a companion file (duress sign --also). */
 void action_sign_also(const char *path, const char *password, const char *also);
 /* Runs the real CLI (argv[0] is its name) with stdin /dev/null; its stdout and stderr (free them). */
@@ -166,4 +168,4 @@ struct test_group {
 };
 
 extern const struct test_group basic_group, env_group, root_group, hostile_group, runner_group,
-	elevation_group, privilege_group, isolation_group;
+	elevation_group, privilege_group, isolation_group, timing_group;

@@ -316,7 +316,7 @@ int main(void)
 {
 	const struct test_group *groups[] = { &basic_group,	 &env_group,	   &root_group,
 					      &hostile_group,	 &runner_group,	   &elevation_group,
-					      &privilege_group, &isolation_group };
+					      &privilege_group, &isolation_group, &timing_group };
 	const char *filter = getenv("DURESS_TEST_FILTER");
 	int failed = 0;
 

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The work a login costs: the scopes' Argon2id keys, and pam_unix's hash when it was skipped. */
+#include "kdf.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <shadow.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+#if HAVE_CRYPT
+#include <crypt.h>
+#endif
+
+/* Whether p costs at least libsodium's INTERACTIVE, the cost `duress sign` uses by default. */
+static bool default_cost(const struct duress_params *p)
+{
+	return (uint64_t)p->mem_kib * 1024U >= crypto_pwhash_MEMLIMIT_INTERACTIVE &&
+	       p->ops >= crypto_pwhash_OPSLIMIT_INTERACTIVE;
+}
+
+/* Argon2id at the default cost on the typed password; the key is wiped unused. */
+static int dummy_derivation(const char *password, size_t len)
+{
+	struct duress_params p;
+	unsigned char *key = sodium_malloc(DURESS_KEY_LEN);
+	int r;
+
+	if (!key)
+		return -ENOMEM;
+	duress_params_new(&p, crypto_pwhash_MEMLIMIT_INTERACTIVE,
+			  crypto_pwhash_OPSLIMIT_INTERACTIVE);
+	r = duress_derive_key(password, len, &p, key);
+	sodium_free(key); /* wipes it */
+	return r;
+}
+
+static int derive_scope(struct duress_kdf_scope *s, const char *password, size_t len)
+{
+	bool paid = false;
+
+	if (s->n_params > 0) {
+		s->keys = sodium_allocarray(s->n_params, DURESS_KEY_LEN);
+		if (!s->keys)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->n_params; i++) {
+		int r = duress_derive_key(password, len, &s->params[i], s->keys[i]);
+
+		if (r < 0)
+			return r;
+		paid = paid || default_cost(&s->params[i]);
+	}
+	return paid ? 0 : dummy_derivation(password, len);
+}
+
+struct kdf_job {
+	struct duress_kdf_scope *scope;
+	const char *password;
+	size_t len;
+};
+
+static void *kdf_thread(void *arg)
+{
+	struct kdf_job *job = arg;
+
+	job->scope->result = derive_scope(job->scope, job->password, job->len);
+	return NULL;
+}
+
+/*
+ * The thread takes no signal: the application's handlers keep running on
+ * its own threads.  Returns pthread_create()'s result.
+ */
+static int start_thread(pthread_t *t, struct kdf_job *job)
+{
+	sigset_t all, old;
+	int r;
+
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_SETMASK, &all, &old) != 0)
+		return EAGAIN;
+	r = pthread_create(t, NULL, kdf_thread, job);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
+int duress_kdf_derive(struct duress_kdf_scope *scopes, size_t n, const char *password, size_t len)
+{
+	struct kdf_job job = { .scope = &scopes[0], .password = password, .len = len };
+	bool threaded = false;
+	pthread_t t;
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++)
+		scopes[i].keys = NULL;
+	if (n > 1)
+		threaded = start_thread(&t, &job) == 0;
+	for (size_t i = threaded ? 1 : 0; i < n; i++)
+		scopes[i].result = derive_scope(&scopes[i], password, len);
+	/*
+	 * Our own joinable thread: joining it cannot fail.  If it did, the keys
+	 * it still writes would be freed under it: stop rather than go on.
+	 */
+	if (threaded && pthread_join(t, NULL) != 0)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		if (scopes[i].result < 0)
+			r = scopes[i].result;
+	return r;
+}
+
+void duress_kdf_free(struct duress_kdf_scope *scopes, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		sodium_free(scopes[i].keys); /* wipes them */
+		scopes[i].keys = NULL;
+	}
+}
+
+#if HAVE_CRYPT
+/* Buffers for getspnam_r() grow on ERANGE up to this. */
+#define SHADOW_BUF_MAX (1U << 20)
+
+/* pam_unix's verify_pwd_hash() hashes nothing for a locked, disabled or empty hash. */
+static bool hashable(const char *hash)
+{
+	return hash && hash[0] != '!' && hash[0] != '*' && hash[0] != '\0';
+}
+
+/*
+ * What pam_unix's verify_pwd_hash() spends: its MD5 and bigcrypt code hashes
+ * once; for every other hash it calls x_strdup(crypt_r(...)), and x_strdup()
+ * is a macro ((s) ? strdup(s) : NULL) that evaluates crypt_r() a second time
+ * when the first returned anything (Linux-PAM 1.5.2 to at least 1.7).
+ */
+static void unix_crypt(const char *password, const char *hash, struct crypt_data *cd)
+{
+	const char *out = crypt_r(password, hash, cd);
+
+	if (out && hash[0] == '$' && strncmp(hash, "$1$", 3) != 0)
+		(void)crypt_r(password, hash, cd);
+}
+
+/* unix_crypt() against the account's shadow hash, if there is one to hash. */
+static void hash_against_shadow(const char *user, const char *password, struct crypt_data *cd)
+{
+	for (size_t size = 4096; size <= SHADOW_BUF_MAX; size *= 2) {
+		struct spwd sp, *found = NULL;
+		char *buf = malloc(size);
+		int r;
+
+		if (!buf)
+			return;
+		r = getspnam_r(user, &sp, buf, size, &found);
+		if (r == 0 && found && hashable(found->sp_pwdp))
+			unix_crypt(password, found->sp_pwdp, cd);
+		sodium_memzero(buf, size); /* the hash */
+		free(buf);
+		if (r != ERANGE)
+			return;
+	}
+}
+
+/* pam_unix's is_pwd_shadowed(): the hash is in the shadow file. */
+static bool shadowed(const struct passwd *pw)
+{
+	return strcmp(pw->pw_passwd, "x") == 0 || (strncmp(pw->pw_passwd, "##", 2) == 0 &&
+						   strcmp(pw->pw_passwd + 2, pw->pw_name) == 0);
+}
+
+void duress_mirror_unix_hash(const struct passwd *pw, const char *password)
+{
+	struct crypt_data *cd;
+	bool in_shadow;
+
+	if (!pw->pw_passwd)
+		return;
+	in_shadow = shadowed(pw);
+	/* Only root reads the shadow file; anyone else's pam_unix asks unix_chkpwd. */
+	if (in_shadow ? geteuid() != 0 : !hashable(pw->pw_passwd))
+		return;
+	cd = calloc(1, sizeof(*cd));
+	if (!cd)
+		return;
+	if (in_shadow)
+		hash_against_shadow(pw->pw_name, password, cd);
+	else
+		unix_crypt(password, pw->pw_passwd, cd);
+	sodium_memzero(cd, sizeof(*cd));
+	free(cd);
+}
+#else
+void duress_mirror_unix_hash(const struct passwd *pw, const char *password)
+{
+	(void)pw;
+	(void)password;
+}
+#endif
