@@ -333,6 +333,17 @@ expect_evidence() {
 }
 
 # --- sshd ------------------------------------------------------------------------
+# sshd_listening LOG PID PORT: waits (10 s at most) until sshd PID says in LOG
+# that it listens on PORT; fails at once if it died.
+sshd_listening() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q "Server listening on 127.0.0.1 port $3" "$1" && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
 # sshd's privilege separation directory; removed at the end if created here.
 ensure_run_sshd() {
 	[ -d /run/sshd ] && return 0
@@ -340,7 +351,7 @@ ensure_run_sshd() {
 	CREATED_RUN_SSHD=/run/sshd
 }
 start_sshd() {
-	local port i
+	local port
 	ensure_run_sshd || return 1
 	ssh-keygen -q -t ed25519 -N '' -C "$SERVICE" -f "$T/ssh/host_ed25519" >/dev/null || return 1
 	# OpenSSH uses its program name as PAM service; it re-executes itself, so
@@ -380,14 +391,10 @@ EOF
 		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$T/ssh/$SERVICE" -D -e -f "$T/ssh/sshd_config" \
 			>"$T/sshd.log" 2>&1 </dev/null &
 		SSHD_PID=$!
-		for ((i = 0; i < 100; i++)); do
-			if grep -q "Server listening on 127.0.0.1 port $port" "$T/sshd.log"; then
-				SSH_PORT=$port
-				return 0
-			fi
-			kill -0 "$SSHD_PID" 2>/dev/null || break
-			sleep 0.1
-		done
+		if sshd_listening "$T/sshd.log" "$SSHD_PID" "$port"; then
+			SSH_PORT=$port
+			return 0
+		fi
 		kill -TERM "$SSHD_PID" 2>/dev/null
 		wait "$SSHD_PID" 2>/dev/null
 		SSHD_PID=""
@@ -866,7 +873,7 @@ exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"'
 # start_ns_sshd SERVICE: an sshd with the main one's configuration on a port
 # of its own, PAM service SERVICE, in a fresh private mount namespace.
 start_ns_sshd() {
-	local port i
+	local port
 	ensure_run_sshd || return 1
 	rm -rf "$NS/dev.real"
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
@@ -878,15 +885,8 @@ start_ns_sshd() {
 	unshare -m --propagation private -- /bin/sh -c "$NS_SETUP" sh "$NS/log.sock" "$NS" \
 		"$NS/$1" -D -e -f "$NS/sshd_config" >"$NS_LOG" 2>&1 </dev/null &
 	NS_SSHD_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		if grep -q "Server listening on 127.0.0.1 port $port" "$NS_LOG"; then
-			NS_PORT=$port
-			return 0
-		fi
-		kill -0 "$NS_SSHD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	return 1
+	sshd_listening "$NS_LOG" "$NS_SSHD_PID" "$port" || return 1
+	NS_PORT=$port
 }
 stop_ns_sshd() {
 	kill -TERM "$NS_SSHD_PID" 2>/dev/null
