@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The work a login costs: the scopes' Argon2id keys, and pam_unix's hash when it was skipped. */
 #include "kdf.h"
+#include "scratch.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -122,9 +123,6 @@ void duress_kdf_free(struct duress_kdf_scope *scopes, size_t n)
 }
 
 #if HAVE_CRYPT
-/* Buffers for getspnam_r() grow on ERANGE up to this. */
-#define SHADOW_BUF_MAX (1U << 20)
-
 /* pam_unix's verify_pwd_hash() hashes nothing for a locked, disabled or empty hash. */
 static bool hashable(const char *hash)
 {
@@ -145,24 +143,22 @@ static void unix_crypt(const char *password, const char *hash, struct crypt_data
 		(void)crypt_r(password, hash, cd);
 }
 
-/* unix_crypt() against the account's shadow hash, if there is one to hash. */
-static void hash_against_shadow(const char *user, const char *password, struct crypt_data *cd)
-{
-	for (size_t size = 4096; size <= SHADOW_BUF_MAX; size *= 2) {
-		struct spwd sp, *found = NULL;
-		char *buf = malloc(size);
-		int r;
+struct shadow_crypt {
+	const char *user;
+	const char *password;
+	struct crypt_data *cd;
+};
 
-		if (!buf)
-			return;
-		r = getspnam_r(user, &sp, buf, size, &found);
-		if (r == 0 && found && hashable(found->sp_pwdp))
-			unix_crypt(password, found->sp_pwdp, cd);
-		sodium_memzero(buf, size); /* the hash */
-		free(buf);
-		if (r != ERANGE)
-			return;
-	}
+/* unix_crypt() against the account's shadow hash, if there is one to hash. */
+static int crypt_against_shadow(void *ctx, char *buf, size_t size)
+{
+	struct shadow_crypt *q = ctx;
+	struct spwd sp, *found = NULL;
+	int r = getspnam_r(q->user, &sp, buf, size, &found);
+
+	if (r == 0 && found && hashable(found->sp_pwdp))
+		unix_crypt(q->password, found->sp_pwdp, q->cd);
+	return r;
 }
 
 /* pam_unix's is_pwd_shadowed(): the hash is in the shadow file. */
@@ -186,10 +182,13 @@ void duress_mirror_unix_hash(const struct passwd *pw, const char *password)
 	cd = calloc(1, sizeof(*cd));
 	if (!cd)
 		return;
-	if (in_shadow)
-		hash_against_shadow(pw->pw_name, password, cd);
-	else
+	if (in_shadow) {
+		struct shadow_crypt q = { .user = pw->pw_name, .password = password, .cd = cd };
+
+		(void)duress_with_scratch(crypt_against_shadow, &q);
+	} else {
 		unix_crypt(password, pw->pw_passwd, cd);
+	}
 	sodium_memzero(cd, sizeof(*cd));
 	free(cd);
 }

@@ -9,28 +9,7 @@
 #include <string.h>
 
 #include "runner.h"
-
-/* Buffers for the *_r lookups grow on ERANGE up to this. */
-#define LOOKUP_BUF_MAX (1U << 20)
-
-/*
- * Calls fn(ctx, buf, size) with a scratch buffer that grows while fn says
- * ERANGE, up to LOOKUP_BUF_MAX; returns fn's errno-style result (or ENOMEM).
- */
-static int with_scratch(int (*fn)(void *ctx, char *buf, size_t size), void *ctx)
-{
-	for (size_t size = 4096;; size *= 2) {
-		char *buf = malloc(size);
-		int r;
-
-		if (!buf)
-			return ENOMEM;
-		r = fn(ctx, buf, size);
-		free(buf);
-		if (r != ERANGE || size >= LOOKUP_BUF_MAX)
-			return r;
-	}
-}
+#include "scratch.h"
 
 struct shadow_query {
 	const char *user;
@@ -61,7 +40,7 @@ static bool account_locked(const struct passwd *pw)
 
 	if (pw->pw_passwd && (pw->pw_passwd[0] == '!' || pw->pw_passwd[0] == '*'))
 		return true;
-	r = with_scratch(shadow_locked, &q);
+	r = duress_with_scratch(shadow_locked, &q);
 	return q.locked || r == ERANGE || r == ENOMEM;
 }
 
@@ -91,7 +70,7 @@ bool duress_in_group(const struct passwd *pw, const char *group)
 	size_t n = 0;
 	bool member;
 
-	if (with_scratch(group_lookup, &q) != 0 || !q.found)
+	if (duress_with_scratch(group_lookup, &q) != 0 || !q.found)
 		return false;
 	if (pw->pw_gid == q.gid)
 		return true;
