@@ -6,6 +6,7 @@
 #   make install          install (DESTDIR and PREFIX are honoured)
 #   make demo             self-contained demo: pam_wrapper + nss_wrapper, no root needed
 #   make check            the whole test suite (tools/run-checks.sh)
+#   make deb              Debian packages in build-deb/ (tools/build-deb.sh; docs/debian.md)
 #   make deps             install missing Debian build dependencies (tools/deps.sh)
 #   make clean            remove the build directories
 #
@@ -36,7 +37,7 @@ options_match = { test -f $(BUILDDIR)/meson-info/intro-buildoptions.json && \
 	sys.exit(any(have.get(k) != v.lower() for k, v in want.items()))' \
 	$(BUILDDIR)/meson-info/intro-buildoptions.json $(OPTIONS); }
 
-.PHONY: all configure install uninstall deps demo check clean help
+.PHONY: all configure install uninstall deb deps demo check clean help
 
 all: configure
 	$(NINJA) -C $(BUILDDIR)
@@ -58,6 +59,9 @@ install: all
 
 uninstall:
 	cd $(BUILDDIR) && DESTDIR="$(DESTDIR)" $(NINJA) uninstall
+
+deb:
+	@./tools/build-deb.sh build-deb
 
 deps:
 	@./tools/deps.sh

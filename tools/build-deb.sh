@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Builds the Debian packages (source and binary, unsigned) from a copy of
+# this source tree, so that the tree itself stays clean: dpkg-buildpackage
+# writes into the tree (obj-*/, debian/tmp, ...) and its results into the
+# tree's parent directory.
+#
+#   tools/build-deb.sh [OUTDIR]      (default: build-deb)
+#
+# The copy leaves out .git and the build directories (build/, build-*/,
+# builddir/, obj-*/), so the tree need not be a git checkout.  OUTDIR is
+# emptied first; afterwards it holds the .deb, .dsc, .tar.xz, .buildinfo and
+# .changes files and the build log, and the last line printed is the path
+# of libpam-duress's .deb.
+
+set -eu
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${1:-build-deb}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+case "$SRC/" in
+"$OUT"/*) echo "build-deb.sh: OUTDIR $OUT contains the source tree" >&2; exit 2 ;;
+esac
+
+VERSION=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
+find "$OUT" -mindepth 1 -delete
+TREE=$OUT/pam-duress-$VERSION
+mkdir "$TREE"
+# An OUTDIR inside the tree is one of the excluded build directories or is
+# left out by name.
+tar -C "$SRC" --exclude=./.git --exclude='./build' --exclude='./build-*' \
+	--exclude='./builddir' --exclude='./obj-*' --exclude="./${OUT#"$SRC"/}" -cf - . |
+	tar -C "$TREE" -xf -
+
+LOG=$OUT/build.log
+if ! (cd "$TREE" && dpkg-buildpackage -us -uc) >"$LOG" 2>&1; then
+	tail -n 40 "$LOG" >&2
+	echo "build-deb.sh: dpkg-buildpackage failed; the whole log is $LOG" >&2
+	exit 1
+fi
+rm -rf "$TREE"
+ARCH=$(dpkg-architecture -qDEB_HOST_ARCH)
+DEB=$OUT/libpam-duress_${VERSION}_$ARCH.deb
+[ -f "$DEB" ] || { echo "build-deb.sh: no $DEB after the build" >&2; exit 1; }
+echo "$DEB"
