@@ -1,0 +1,402 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The Debian package's round trip, as root, on the running system without
+# changing it: build the package (tools/build-deb.sh, from a copy of the
+# source tree), lintian, then install it with dpkg, enable each
+# pam-auth-update profile, log in through the resulting common-auth with
+# pamtester (real, duress and wrong password), disable, purge.  TAP output,
+# one line per assertion.
+#
+#   test_package.sh SOURCE_DIR
+#
+# Where the package goes: a private mount namespace (unshare -m, propagation
+# private) in which /etc, /usr and /var are overlayfs mounts whose lower
+# layer is the real directory and whose upper and work directories are on
+# a tmpfs mounted on a directory of this test's temporary directory.  dpkg,
+# pam-auth-update, debconf, useradd and chpasswd write only into that
+# throwaway view; when the namespace's last process ends, the view is gone.
+# The namespace part is this script run again with --inside.  Before and
+# after, a snapshot (path, type, mode, owner, target or SHA-256) of the real
+# /etc/pam.d, /var/lib/pam, /usr/share/pam-configs, the account files, the
+# dpkg status file and the PAM module directory must be identical.
+#
+# What it creates and removes on every exit path (EXIT, INT, TERM): one
+# temporary directory (the package build, the test user's home, the
+# actions' evidence).  The test user exists only inside the namespace.
+#
+# Not root, the asan step (DURESS_PRELOAD_ASAN: the package is built without
+# sanitizers and pamtester would load it as is; the build step runs this
+# test), a missing tool or build dependency, a PAM module directory outside
+# /usr (no merged /usr: dpkg would write outside the overlay), or no
+# overlayfs: prints "1..0 # SKIP reason" and exits 0.
+
+set -u
+set -o pipefail
+
+export LC_ALL=C
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+
+n=0
+failed=0
+skip_all() {
+	echo "1..0 # SKIP $1"
+	echo "SKIP: $1" >&2
+	exit 0
+}
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+diag() { sed 's/^/# /'; }
+# check DESCRIPTION COMMAND...
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+# check_diag DESCRIPTION FILE COMMAND...: on failure, show the tail of FILE.
+check_diag() {
+	local desc=$1 file=$2
+	shift 2
+	if "$@"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		if [ -s "$file" ]; then
+			echo "--- tail of $file:"
+			tail -n 25 "$file"
+		fi 2>&1 | diag
+	fi
+}
+# show_diff A B: a failed comparison's differences.
+show_diff() { diff -u "$1" "$2" | head -n 40 | diag; }
+# check_same DESCRIPTION A B: files A and B are byte-identical.
+check_same() {
+	if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1"; show_diff "$2" "$3"; fi
+}
+
+# exit_and_line STATUS LINE FILE: STATUS is 0 and FILE has LINE.
+# shellcheck disable=SC2317 # called through check_diag
+exit_and_line() { [ "$1" -eq 0 ] && grep -qxF "$2" "$3"; }
+
+# snapshot PATH...: one line per file under each PATH (type, mode, owner,
+# symlink target or SHA-256), "absent PATH" for a missing one.
+snapshot() {
+	local p
+	for p in "$@"; do
+		if [ ! -e "$p" ] && [ ! -L "$p" ]; then
+			echo "absent $p"
+			continue
+		fi
+		find "$p" -printf '%y %m %u:%g %p %l\n' | sort
+		find "$p" -type f -print0 | sort -z | xargs -0 -r sha256sum
+	done
+}
+
+# ================================================================================
+# Inside the private mount namespace: --inside T DEB N HOST_NS
+# ================================================================================
+inside() {
+	local T=$1 DEB=$2 HOST_NS=$4
+	n=$3
+	local OV RES R U UHOME UDIR RP DP WP rc SERVICE=duress-pkg
+	local ORIG=$T/common-auth.orig LOG=$T/inside.log PAM_STATE=$T/pam-state.orig
+
+	# setup_failed WHAT [FILE]: a failed step ends the namespace part.
+	setup_failed() {
+		not_ok "setup: $1"
+		[ -n "${2:-}" ] && [ -s "$2" ] && tail -n 25 "$2" | diag
+		exit 1
+	}
+	[ "$(readlink /proc/self/ns/mnt)" != "$HOST_NS" ] ||
+		setup_failed "not in a mount namespace of its own"
+
+	OV=$(mktemp -d "$T/overlay.XXXXXX") || setup_failed "mktemp"
+	mount -t tmpfs -o mode=700,size=1G duress-pkg "$OV" || setup_failed "tmpfs on $OV"
+	for d in etc usr var; do
+		mkdir "$OV/$d.upper" "$OV/$d.work" || setup_failed "mkdir in $OV"
+		mount -t overlay -o "lowerdir=/$d,upperdir=$OV/$d.upper,workdir=$OV/$d.work" \
+			"duress-pkg-$d" "/$d" || setup_failed "overlay on /$d"
+		[ "$(findmnt -n -o FSTYPE -M "/$d")" = overlay ] || setup_failed "/$d is not the overlay"
+	done
+	ok "namespace: /etc, /usr and /var are tmpfs-backed overlays, seen by this namespace only"
+
+	export DEBIAN_FRONTEND=noninteractive
+	RES=$T/results
+	mkdir -m 1777 "$RES" || setup_failed "mkdir $RES"
+	R=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+	U=dpkg_$R
+	UHOME=$T/home/$U
+	UDIR=$UHOME/.duress
+	RP="Real-${R}-pw-1x"
+	DP="Duress-${R}-pw-2y"
+	WP="Wrong-${R}-pw-3z"
+
+	# Ends whatever the test user still runs (actions), bounded, so that the
+	# namespace does not outlive the test.
+	# shellcheck disable=SC2317 # called by the trap
+	reap_user() {
+		local i
+		[ -n "${UID1:-}" ] || return 0
+		for ((i = 0; i < 100; i++)); do
+			pgrep -u "$UID1" >/dev/null || return 0
+			sleep 0.1
+		done
+		pkill -KILL -u "$UID1"
+	}
+	trap reap_user EXIT
+
+	cp -p /etc/pam.d/common-auth "$ORIG" || setup_failed "copy common-auth"
+	snapshot /etc/pam.d /var/lib/pam >"$PAM_STATE"
+
+	# --- install -----------------------------------------------------------------------
+	dpkg -i "$DEB" >"$LOG" 2>&1
+	check_diag "dpkg -i installs libpam-duress" "$LOG" \
+		test "$(dpkg-query -W -f '${Status}' libpam-duress 2>/dev/null)" = "install ok installed"
+	check_same "after install, common-auth is byte-identical (no profile enabled by default)" \
+		"$ORIG" /etc/pam.d/common-auth
+	check "after install, both profiles are in /usr/share/pam-configs" \
+		test -f /usr/share/pam-configs/duress -a -f /usr/share/pam-configs/duress-before
+	MODFILE=$(dpkg -L libpam-duress | grep '/security/pam_duress\.so$')
+	RUNNER=$(grep -a -o '/[[:print:]]*/duress-runner' "$MODFILE" | head -n 1)
+	check "the runner path compiled into the module ($RUNNER) is the installed runner" \
+		test -n "$RUNNER" -a -x "$RUNNER" -a "$(dpkg -S "$RUNNER" 2>/dev/null | cut -d: -f1)" = libpam-duress
+
+	# --- the user, the action, the service -----------------------------------------------
+	mkdir -p "$T/home" && chmod 755 "$T/home"
+	useradd -m -d "$UHOME" -s /bin/bash "$U" >"$LOG" 2>&1 || setup_failed "useradd $U" "$LOG"
+	echo "$U:$RP" | chpasswd || setup_failed "chpasswd"
+	UID1=$(id -u "$U")
+	as_user() {
+		setpriv --reuid="$U" --regid="$(id -g "$U")" --init-groups -- \
+			env -i PATH=/usr/bin:/bin HOME="$UHOME" USER="$U" LOGNAME="$U" "$@"
+	}
+	as_user mkdir -m 700 "$UDIR" || setup_failed "mkdir $UDIR"
+	# shellcheck disable=SC2016 # $1 and the evidence's $... belong to the inner shells
+	printf '#!/bin/sh\ntmp=%s/.tmp.$$\n{ echo "uid=$(id -u)"; echo "service=$PAM_SERVICE"; } >"$tmp" && mv "$tmp" %s/evidence.$$\n' \
+		"$RES" "$RES" | as_user sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$UDIR/10-evidence" ||
+		setup_failed "write the action"
+	echo "$DP" | as_user /usr/bin/duress sign --stdin "$UDIR/10-evidence" >"$LOG" 2>&1
+	check_diag "the installed duress sign, as the user, signs the action" "$LOG" \
+		test -s "$UDIR/10-evidence.sig" -a "$(stat -c %U "$UDIR/10-evidence.sig" 2>/dev/null)" = "$U"
+	/usr/bin/duress check --user "$U" >"$LOG" 2>&1
+	rc=$?
+	check_diag "the installed duress check --user: the action is ARMED (exit 0)" "$LOG" \
+		exit_and_line "$rc" "$UDIR/10-evidence: ARMED" "$LOG"
+	printf '@include common-auth\n@include common-account\n' >"/etc/pam.d/$SERVICE" ||
+		setup_failed "write /etc/pam.d/$SERVICE"
+
+	# --- helpers --------------------------------------------------------------------------
+	# The primary block of common-auth's auth lines, blanks squeezed.
+	primary_block() {
+		sed -n '/^# here are the per-package modules/,/^# and here are more per-package modules/p' \
+			/etc/pam.d/common-auth | grep -v '^#' | tr -s ' \t' ' ' | sed 's/ $//'
+	}
+	# Everything but the primary block.
+	outside_block() {
+		sed '/^# here are the per-package modules/,/^# and here are more per-package modules/d' "$1"
+	}
+	# Whether the original stack is Debian's stock one (pam_unix alone), for
+	# which the exact lines are known.
+	STOCK=0
+	[ "$(sed -n '/^# here are the per-package modules/,/^# and here are more per-package modules/p' "$ORIG" |
+		grep -v '^#' | tr -s ' \t' ' ' | sed 's/ $//')" = "auth [success=1 default=ignore] pam_unix.so nullok
+auth requisite pam_deny.so
+auth required pam_permit.so" ] && STOCK=1
+
+	evidence() { find "$RES" -maxdepth 1 -name 'evidence.*' | wc -l; }
+	wait_evidence() {
+		local i
+		for ((i = 0; i < 100; i++)); do
+			[ "$(evidence)" -ge 1 ] && return 0
+			sleep 0.1
+		done
+		return 1
+	}
+	# login PASSWORD: pamtester's exit status on the test service.
+	login() {
+		echo "$1" | timeout 30 pamtester "$SERVICE" "$U" authenticate acct_mgmt >"$LOG" 2>&1
+	}
+	# round PROFILE EXPECTED_LINES: enable, compare, three logins, disable.
+	round() {
+		local p=$1 want=$2 f
+		pam-auth-update --enable "$p" >"$LOG" 2>&1
+		check_diag "$p: pam-auth-update --enable $p puts one pam_duress.so line into common-auth" "$LOG" \
+			test "$(grep -c '^auth.*pam_duress\.so' /etc/pam.d/common-auth)" -eq 1
+		primary_block >"$T/block"
+		echo "$want" >"$T/want"
+		if [ "$STOCK" = 1 ]; then
+			check_same "$p: common-auth's auth stack is the documented one" "$T/want" "$T/block"
+		else
+			echo "ok $((n += 1)) # SKIP $p: common-auth has primary modules besides pam_unix"
+		fi
+		outside_block /etc/pam.d/common-auth >"$T/outside.now"
+		outside_block "$ORIG" >"$T/outside.orig"
+		check_same "$p: common-auth outside the primary block unchanged" "$T/outside.orig" "$T/outside.now"
+
+		find "$RES" -mindepth 1 -delete
+		login "$RP"
+		check_diag "$p: real password logs in" "$LOG" test $? -eq 0
+		login "$WP"
+		check_diag "$p: wrong password refused" "$LOG" test $? -ne 0
+		sleep 1
+		check "$p: real and wrong password ran no action" test "$(evidence)" -eq 0
+		login "$DP"
+		check_diag "$p: duress password logs in" "$LOG" test $? -eq 0
+		wait_evidence
+		f=$(find "$RES" -maxdepth 1 -name 'evidence.*' | head -n 1)
+		check "$p: duress password ran the action once, as the user, for service $SERVICE" \
+			test "$(evidence)" -eq 1 -a "$(cat "$f" 2>/dev/null)" = "uid=$UID1
+service=$SERVICE"
+
+		pam-auth-update --disable "$p" >"$LOG" 2>&1
+		check_same "$p: after pam-auth-update --disable $p, common-auth is byte-identical to the original" \
+			"$ORIG" /etc/pam.d/common-auth
+	}
+
+	# --- the two placements ------------------------------------------------------------------
+	round duress "auth [success=2 default=ignore] pam_unix.so nullok
+auth [success=1 default=ignore] pam_duress.so
+auth requisite pam_deny.so
+auth required pam_permit.so"
+
+	pam-auth-update --enable duress >"$LOG" 2>&1
+	echo "$RP" | /usr/bin/duress test --stdin --service "$SERVICE" "$U" >"$LOG" 2>&1
+	rc=$?
+	check_diag "the installed duress test, real password: the login would succeed (exit 0)" "$LOG" \
+		exit_and_line "$rc" "result: the login would succeed" "$LOG"
+	pam-auth-update --enable duress-before >"$LOG" 2>&1
+	check "Conflicts: with duress enabled, enabling duress-before too leaves one pam_duress.so line" \
+		test "$(grep -c '^auth.*pam_duress\.so' /etc/pam.d/common-auth)" -eq 1
+	pam-auth-update --disable duress duress-before >"$LOG" 2>&1
+	check_same "both disabled: common-auth byte-identical to the original" "$ORIG" /etc/pam.d/common-auth
+
+	round duress-before "auth [success=2 default=ignore] pam_duress.so
+auth [success=1 default=ignore] pam_unix.so nullok try_first_pass
+auth requisite pam_deny.so
+auth required pam_permit.so"
+
+	# --- purge with a profile enabled ---------------------------------------------------------
+	pam-auth-update --enable duress >"$LOG" 2>&1
+	check "before purge: duress enabled" grep -q 'pam_duress\.so' /etc/pam.d/common-auth
+	rm -f "/etc/pam.d/$SERVICE"
+	dpkg --purge libpam-duress >"$LOG" 2>&1
+	check_diag "dpkg --purge libpam-duress" "$LOG" \
+		test -z "$(dpkg-query -W -f '${Status}' libpam-duress 2>/dev/null | grep -v 'not-installed')"
+	check_same "after purge, common-auth is byte-identical to the original" "$ORIG" /etc/pam.d/common-auth
+	snapshot /etc/pam.d /var/lib/pam >"$T/pam-state.now"
+	check_same "after purge, /etc/pam.d and /var/lib/pam are as before the install" \
+		"$PAM_STATE" "$T/pam-state.now"
+	check "after purge, the profiles, the module, the CLI and the runner are gone" \
+		test ! -e /usr/share/pam-configs/duress -a ! -e /usr/share/pam-configs/duress-before \
+		-a ! -e "$MODFILE" -a ! -e /usr/bin/duress -a ! -e "$RUNNER"
+	reap_user
+	echo "$n" >"$T/inside.count"
+}
+
+if [ "${1:-}" = "--inside" ]; then
+	shift
+	inside "$@"
+	exit 0
+fi
+
+# ================================================================================
+# Outside: checks, build, lintian, the namespace part, the real system unchanged
+# ================================================================================
+if [ $# -ne 1 ]; then
+	echo "usage: $0 SOURCE_DIR" >&2
+	exit 2
+fi
+SRC=$(readlink -f "$1")
+
+[ "$(id -u)" -eq 0 ] || skip_all "not root: installs the package (inside a private mount namespace)"
+[ -z "${DURESS_PRELOAD_ASAN:-}" ] || skip_all "sanitizer step: the package is built without sanitizers; the build step runs this test"
+missing=""
+for t in dpkg-buildpackage dpkg-checkbuilddeps dh lintian dpkg dpkg-deb pam-auth-update pamtester \
+	unshare mount findmnt useradd chpasswd setpriv pgrep pkg-config sha256sum timeout tar cmp; do
+	command -v "$t" >/dev/null 2>&1 || missing+=" $t"
+done
+[ -z "$missing" ] || skip_all "missing tools:$missing"
+if [ ! -f "$SRC/debian/control" ] || [ ! -x "$SRC/tools/build-deb.sh" ]; then
+	skip_all "no debian/ or tools/build-deb.sh in $SRC"
+fi
+unmet=$(cd "$SRC" && dpkg-checkbuilddeps 2>&1) || skip_all "build dependencies: $unmet"
+PAMDIR=$(pkg-config --variable=libdir pam)/security
+case "$(readlink -f "$PAMDIR")/" in
+/usr/*) ;;
+*) skip_all "the PAM module directory $PAMDIR is not under /usr (no merged /usr): it would be outside the overlay" ;;
+esac
+
+T=""
+# shellcheck disable=SC2317 # called by the traps
+cleanup() {
+	trap - EXIT INT TERM
+	[ -n "$T" ] && rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+T=$(mktemp -d "${TMPDIR:-/tmp}/duress-pkg.XXXXXX") || { echo "Bail out! mktemp"; exit 1; }
+chmod 755 "$T"
+
+# shellcheck disable=SC2016 # $1 belongs to the inner shell
+unshare -m --propagation private -- sh -c \
+	'mount -t tmpfs none "$1" && mkdir "$1/u" "$1/w" && mount -t overlay -o "lowerdir=/etc,upperdir=$1/u,workdir=$1/w" none /etc' \
+	sh "$T" >/dev/null 2>&1 || skip_all "cannot mount a tmpfs-backed overlay on /etc in a private mount namespace"
+
+REAL=(/etc/pam.d /var/lib/pam /usr/share/pam-configs /etc/passwd /etc/shadow /etc/group /etc/gshadow
+	/var/lib/dpkg/status "$PAMDIR" /usr/bin/duress /usr/libexec/pam_duress)
+snapshot "${REAL[@]}" >"$T/real.before"
+t_start=$(date +%s)
+
+# --- build and lintian ---------------------------------------------------------------------
+"$SRC/tools/build-deb.sh" "$T/deb" >"$T/build.out" 2>&1
+DEB=$(tail -n 1 "$T/build.out")
+check_diag "tools/build-deb.sh builds the package from a copy of the tree ($(($(date +%s) - t_start)) s)" \
+	"$T/build.out" test -f "$DEB"
+[ -f "$DEB" ] || { echo "1..$n"; exit 1; }
+MESON_VERSION=$(sed -n "s/^ *version *: *'\([^']*\)'.*/\1/p" "$SRC/meson.build" | head -n 1)
+check "the package version is the project's ($MESON_VERSION)" \
+	test "$(dpkg-deb -f "$DEB" Version)" = "$MESON_VERSION"
+lintian "$T"/deb/*.changes >"$T/lintian.out" 2>&1
+grep -E '^[EW]: ' "$T/lintian.out" >"$T/lintian.bad"
+check_diag "lintian: no errors and no warnings (source and binary)" "$T/lintian.bad" test ! -s "$T/lintian.bad"
+
+dpkg-deb -c "$DEB" | awk '{ print $6 }' | sed 's|^\./|/|' >"$T/contents"
+# ships PATH...: the package has every PATH.
+# shellcheck disable=SC2317 # called through check
+ships() {
+	local p
+	for p in "$@"; do grep -qxF "$p" "$T/contents" || return 1; done
+}
+check "ships pam_duress.so in libpam's module directory ($PAMDIR)" ships "$PAMDIR/pam_duress.so"
+check "ships duress, duress_sign, duress-runner" \
+	ships /usr/bin/duress /usr/bin/duress_sign /usr/libexec/pam_duress/duress-runner
+check "ships the man pages duress(1), duress_sign(1), pam_duress(8)" \
+	ships /usr/share/man/man1/duress.1.gz /usr/share/man/man1/duress_sign.1.gz /usr/share/man/man8/pam_duress.8.gz
+check "ships README.md and SECURITY.md in /usr/share/doc/libpam-duress" \
+	ships /usr/share/doc/libpam-duress/README.md.gz /usr/share/doc/libpam-duress/SECURITY.md.gz
+DEFAULTS=$(dpkg-deb --fsys-tarfile "$DEB" |
+	tar -xOf - ./usr/share/pam-configs/duress ./usr/share/pam-configs/duress-before | grep -c '^Default: no$')
+check "ships the profiles duress and duress-before, both Default: no" test "$DEFAULTS" -eq 2
+outside=$(grep -v -e '/$' -e '^/usr/' -e '^/etc/' -e '^/var/' "$T/contents" | while read -r f; do
+	case "$(readlink -m "$f")" in /usr/* | /etc/* | /var/*) ;; *) echo "$f" ;; esac
+done)
+check "every file of the package lands inside the overlaid /etc, /usr, /var" test -z "$outside"
+[ -z "$outside" ] || { echo "outside: $outside" | diag; echo "1..$n"; exit 1; }
+
+# --- the namespace part ------------------------------------------------------------------------
+timeout -k 10 150 unshare -m --propagation private -- \
+	"$(readlink -f "$0")" --inside "$T" "$DEB" "$n" "$(readlink /proc/self/ns/mnt)" | tee "$T/inside.tap"
+rc=$?
+n=$((n + $(grep -cE '^(not )?ok ' "$T/inside.tap")))
+failed=$((failed + $(grep -c '^not ok ' "$T/inside.tap")))
+check "the namespace part ran to its end (exit $rc)" test "$rc" -eq 0 -a -s "$T/inside.count"
+
+# --- the real system -------------------------------------------------------------------------------
+snapshot "${REAL[@]}" >"$T/real.after"
+check_same "the machine's /etc/pam.d, /var/lib/pam, /usr/share/pam-configs, account files, dpkg status and module directory are unchanged" \
+	"$T/real.before" "$T/real.after"
+echo "# package test: $(($(date +%s) - t_start)) s"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
