@@ -264,6 +264,10 @@ auth required pam_permit.so"
 	rc=$?
 	check_diag "the installed duress test, real password: the login would succeed (exit 0)" "$LOG" \
 		exit_and_line "$rc" "result: the login would succeed" "$LOG"
+	sed -i 's/^\(auth.*pam_duress\.so\)\(.*\)$/\1 quiet\2/' /etc/pam.d/common-auth
+	pam-auth-update --package >"$LOG" 2>&1
+	check "an option added to the pam_duress.so line survives pam-auth-update --package" \
+		grep -qE '^auth.*pam_duress\.so.* quiet( |$)' /etc/pam.d/common-auth
 	pam-auth-update --enable duress-before >"$LOG" 2>&1
 	check "Conflicts: with duress enabled, enabling duress-before too leaves one pam_duress.so line" \
 		test "$(grep -c '^auth.*pam_duress\.so' /etc/pam.d/common-auth)" -eq 1
