@@ -9,10 +9,10 @@
 #   tools/build-deb.sh [OUTDIR]      (default: build-deb)
 #
 # The copy leaves out .git and the build directories (build/, build-*/,
-# builddir/, obj-*/), so the tree need not be a git checkout.  OUTDIR is
-# emptied first; afterwards it holds the .deb, .dsc, .tar.xz, .buildinfo and
-# .changes files and the build log, and the last line printed is the path
-# of libpam-duress's .deb.
+# builddir/, obj-*/), so the tree need not be a git checkout.  Afterwards
+# OUTDIR holds the .deb, .dsc, .tar.xz, .buildinfo and .changes files and
+# the build log, and the last line printed is the path of libpam-duress's
+# .deb.  What an earlier run left in OUTDIR is removed first, nothing else.
 
 set -eu
 
@@ -25,7 +25,9 @@ case "$SRC/" in
 esac
 
 VERSION=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
-find "$OUT" -mindepth 1 -delete
+rm -rf "$OUT"/pam-duress-[0-9]*/
+rm -f "$OUT"/libpam-duress*_*.deb "$OUT"/pam-duress_*.dsc "$OUT"/pam-duress_*.tar.* \
+	"$OUT"/pam-duress_*.buildinfo "$OUT"/pam-duress_*.changes "$OUT/build.log"
 TREE=$OUT/pam-duress-$VERSION
 mkdir "$TREE"
 # An OUTDIR inside the tree is one of the excluded build directories or is

@@ -99,7 +99,7 @@ inside() {
 	local T=$1 DEB=$2 HOST_NS=$4
 	n=$3
 	local OV RES R U UHOME UDIR RP DP WP rc SERVICE=duress-pkg
-	local ORIG=$T/common-auth.orig LOG=$T/inside.log PAM_STATE=$T/pam-state.orig
+	local ORIG=$T/private/common-auth.orig LOG=$T/private/inside.log PAM_STATE=$T/private/pam-state.orig
 
 	# setup_failed WHAT [FILE]: a failed step ends the namespace part.
 	setup_failed() {
@@ -279,17 +279,23 @@ auth [success=1 default=ignore] pam_unix.so nullok try_first_pass
 auth requisite pam_deny.so
 auth required pam_permit.so"
 
-	# --- purge with a profile enabled ---------------------------------------------------------
+	# --- upgrade, then purge, with a profile enabled ------------------------------------------
 	pam-auth-update --enable duress >"$LOG" 2>&1
 	check "before purge: duress enabled" grep -q 'pam_duress\.so' /etc/pam.d/common-auth
+	cp -p /etc/pam.d/common-auth "$T/private/common-auth.enabled"
+	dpkg -i "$DEB" >"$LOG" 2>&1
+	check_diag "dpkg -i again (an upgrade: prerm upgrade, postinst configure)" "$LOG" \
+		test "$(dpkg-query -W -f '${Status}' libpam-duress 2>/dev/null)" = "install ok installed"
+	check_same "the upgrade keeps the enabled profile: common-auth unchanged" \
+		"$T/private/common-auth.enabled" /etc/pam.d/common-auth
 	rm -f "/etc/pam.d/$SERVICE"
 	dpkg --purge libpam-duress >"$LOG" 2>&1
 	check_diag "dpkg --purge libpam-duress" "$LOG" \
 		test -z "$(dpkg-query -W -f '${Status}' libpam-duress 2>/dev/null | grep -v 'not-installed')"
 	check_same "after purge, common-auth is byte-identical to the original" "$ORIG" /etc/pam.d/common-auth
-	snapshot /etc/pam.d /var/lib/pam >"$T/pam-state.now"
+	snapshot /etc/pam.d /var/lib/pam >"$T/private/pam-state.now"
 	check_same "after purge, /etc/pam.d and /var/lib/pam are as before the install" \
-		"$PAM_STATE" "$T/pam-state.now"
+		"$PAM_STATE" "$T/private/pam-state.now"
 	check "after purge, the profiles, the module, the CLI and the runner are gone" \
 		test ! -e /usr/share/pam-configs/duress -a ! -e /usr/share/pam-configs/duress-before \
 		-a ! -e "$MODFILE" -a ! -e /usr/bin/duress -a ! -e "$RUNNER"
@@ -349,7 +355,10 @@ unshare -m --propagation private -- sh -c \
 
 REAL=(/etc/pam.d /var/lib/pam /usr/share/pam-configs /etc/passwd /etc/shadow /etc/group /etc/gshadow
 	/var/lib/dpkg/status "$PAMDIR" /usr/bin/duress /usr/libexec/pam_duress)
-snapshot "${REAL[@]}" >"$T/real.before"
+# Snapshots and copies of PAM files: for root only (the test user must
+# traverse $T to reach its home and the results).
+mkdir -m 700 "$T/private" || { echo "Bail out! mkdir $T/private"; exit 1; }
+snapshot "${REAL[@]}" >"$T/private/real.before"
 t_start=$(date +%s)
 
 # --- build and lintian ---------------------------------------------------------------------
@@ -397,9 +406,9 @@ failed=$((failed + $(grep -c '^not ok ' "$T/inside.tap")))
 check "the namespace part ran to its end (exit $rc)" test "$rc" -eq 0 -a -s "$T/inside.count"
 
 # --- the real system -------------------------------------------------------------------------------
-snapshot "${REAL[@]}" >"$T/real.after"
+snapshot "${REAL[@]}" >"$T/private/real.after"
 check_same "the machine's /etc/pam.d, /var/lib/pam, /usr/share/pam-configs, account files, dpkg status and module directory are unchanged" \
-	"$T/real.before" "$T/real.after"
+	"$T/private/real.before" "$T/private/real.after"
 echo "# package test: $(($(date +%s) - t_start)) s"
 
 echo "1..$n"
