@@ -102,11 +102,15 @@ static _Noreturn void exec_chkpwd(int in, char *user)
 	char path[] = DURESS_UNIX_CHKPWD, nonull[] = "nonull";
 	char *const argv[] = { path, user, nonull, NULL };
 	char *const envp[] = { NULL };
-	int null = open("/dev/null", O_RDWR);
+	/* Both above 2 first (a standard descriptor may have been closed), so that
+	   no dup2() below overwrites the other's source. */
+	int src = fcntl(in, F_DUPFD_CLOEXEC, 3);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int quiet = null < 0 ? -1 : fcntl(null, F_DUPFD_CLOEXEC, 3);
 
-	if (null >= 0 && dup2(in, STDIN_FILENO) == STDIN_FILENO &&
-	    dup2(null, STDOUT_FILENO) == STDOUT_FILENO && dup2(null, STDERR_FILENO) == STDERR_FILENO &&
-	    close_range(3, ~0U, 0) == 0)
+	if (src >= 0 && quiet >= 0 && dup2(src, STDIN_FILENO) == STDIN_FILENO &&
+	    dup2(quiet, STDOUT_FILENO) == STDOUT_FILENO &&
+	    dup2(quiet, STDERR_FILENO) == STDERR_FILENO && close_range(3, ~0U, 0) == 0)
 		execve(path, argv, envp);
 	_exit(127);
 }
@@ -114,7 +118,7 @@ static _Noreturn void exec_chkpwd(int in, char *user)
 /* Waits for the child until CHKPWD_TIMEOUT_MS have passed, then kills it; 0 or -1. */
 static int wait_bounded(pid_t pid, int *status)
 {
-	const struct timespec step = { .tv_nsec = 5 * 1000 * 1000 };
+	const struct timespec step = { .tv_nsec = 5000000L }; /* 5 ms between looks */
 	struct timespec start, now;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
