@@ -64,12 +64,16 @@ static const int ending_signals[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP };
 /* The signal state a prompt changes, to put back whatever happens. */
 struct prompt_guard {
 	sigset_t old_mask;
+	sigset_t wait_mask; /* while waiting for a key: the old one, and Ctrl-Z held */
 	struct sigaction old_action[N_ENDING];
 };
 
 /*
  * Blocks the ending signals and catches them (without SA_RESTART), except
  * those the caller ignores: a job started with them ignored keeps them so.
+ * Ctrl-Z (SIGTSTP) stays pending until the prompt is over: a shell does not
+ * give a stopped job its terminal modes back, so a password typed after
+ * `fg` would be echoed.
  */
 static void guard_signals(struct prompt_guard *g)
 {
@@ -79,9 +83,12 @@ static void guard_signals(struct prompt_guard *g)
 	sigemptyset(&block);
 	for (size_t i = 0; i < N_ENDING; i++)
 		sigaddset(&block, ending_signals[i]);
+	sigaddset(&block, SIGTSTP);
 	sigemptyset(&sa.sa_mask);
 	caught = 0;
 	sigprocmask(SIG_BLOCK, &block, &g->old_mask);
+	g->wait_mask = g->old_mask;
+	sigaddset(&g->wait_mask, SIGTSTP);
 	for (size_t i = 0; i < N_ENDING; i++) {
 		sigaction(ending_signals[i], NULL, &g->old_action[i]);
 		if (g->old_action[i].sa_handler != SIG_IGN)
@@ -118,7 +125,7 @@ static int prompt(int tty, const char *text, bool echo, char *buf, size_t *len)
 	if (tcsetattr(tty, TCSAFLUSH, &quiet) < 0 || write(tty, text, strlen(text)) < 0) {
 		r = -errno;
 	} else {
-		r = read_line(tty, &g.old_mask, buf, len);
+		r = read_line(tty, &g.wait_mask, buf, len);
 		if (!echo)
 			(void)!write(tty, "\n", 1);
 	}

@@ -5,13 +5,16 @@
 - echo is off before the prompt is written: output is held with XOFF, so the
   prompt cannot appear; the echo must go off while it is held (the old order,
   prompt first, would wait for XON and never turn echo off);
-- Ctrl-C (SIGINT through the terminal) and SIGTERM at either prompt end the
-  command at once with 128 + the signal, echo back on, no .sig written.
+- Ctrl-C (SIGINT through the terminal), SIGTERM and SIGHUP at either prompt
+  end the command at once with 128 + the signal, echo back on, no .sig written;
+- Ctrl-Z at a prompt waits until the line is read (a shell would not give
+  the prompt its echo-off mode back after `fg`).
 
 Usage: test_prompt.py DURESS   ($DURESS_VALGRIND, if set, prefixes the command)
 """
 import os
 import pty
+import re
 import select
 import shlex
 import signal
@@ -24,7 +27,7 @@ DURESS = sys.argv[1]
 WRAP = shlex.split(os.environ.get("DURESS_VALGRIND", ""))
 # Generous for valgrind; a prompt that ignores the signal waits forever.
 BOUND = 20.0 if WRAP else 5.0
-XOFF, XON, INTR = b"\x13", b"\x11", b"\x03"
+XOFF, XON, INTR, SUSP = b"\x13", b"\x11", b"\x03", b"\x1a"
 
 n = 0
 failed = 0
@@ -38,9 +41,18 @@ def check(desc, cond):
     print(("ok" if cond else "not ok") + " %d - %s" % (n, desc), flush=True)
 
 
-def spawn(*args):
+def skip(desc, why):
+    global n
+    n += 1
+    print("ok %d - %s # SKIP %s" % (n, desc, why), flush=True)
+
+
+def spawn(*args, gate=None):
+    """The command on a new terminal; with gate, it waits for a byte there first."""
     pid, master = pty.fork()
     if pid == 0:
+        if gate is not None:
+            os.read(gate, 1)
         argv = WRAP + [DURESS] + list(args)
         try:
             os.execvp(argv[0], argv)
@@ -49,10 +61,49 @@ def spawn(*args):
     return pid, master
 
 
+def spawn_job(*args):
+    """As a shell with job control would: the command in a foreground group of
+    its own whose parent stays in the session, so that Ctrl-Z can stop it.
+    Returns the parent's pid, the terminal, the command's pid and what the
+    terminal showed so far."""
+    pid, master = pty.fork()
+    if pid == 0:
+        job = os.fork()
+        if job == 0:
+            os.setpgid(0, 0)
+            signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+            os.tcsetpgrp(0, os.getpid())
+            signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+            argv = WRAP + [DURESS] + list(args)
+            try:
+                os.execvp(argv[0], argv)
+            finally:
+                os._exit(127)
+        os.write(1, b"job %d\n" % job)
+        _, status = os.waitpid(job, 0)
+        os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status)
+                 else 128 + os.WTERMSIG(status))
+    # The command's own output may come before that line.
+    seen = read_match(master, rb"job (\d+)\r?\n", b"")
+    found = re.search(rb"job (\d+)\r?\n", seen) if seen else None
+    return pid, master, int(found.group(1)) if found else None, seen or b""
+
+
+def state(pid):
+    """The process's state letter in /proc: T when it is stopped."""
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
 def read_until(master, text, seen, bound=BOUND):
     """Reads the terminal until text shows up; returns what was read, or None."""
+    return read_match(master, re.escape(text), seen, bound)
+
+
+def read_match(master, pattern, seen, bound=BOUND):
+    """Reads the terminal until pattern matches; returns what was read, or None."""
     end = time.monotonic() + bound
-    while text not in seen:
+    while not re.search(pattern, seen):
         left = end - time.monotonic()
         if left <= 0 or not select.select([master], [], [], left)[0]:
             return None
@@ -104,8 +155,14 @@ def new_action(tmp, name):
 
 def echo_off_before_prompt(tmp):
     action = new_action(tmp, "early")
-    pid, master = spawn("sign", action)
+    gate_r, gate_w = os.pipe()
+    pid, master = spawn("sign", action, gate=gate_r)
+    os.close(gate_r)
+    # The terminal handles XOFF a moment after the write: hold output first.
     os.write(master, XOFF)
+    time.sleep(0.2)
+    os.write(gate_w, b"!")
+    os.close(gate_w)
     end = time.monotonic() + BOUND
     while echo_on(master) and time.monotonic() < end:
         time.sleep(0.005)
@@ -165,6 +222,37 @@ def sighup(pid, master):
     return signal.SIGHUP
 
 
+def suspend_held(tmp):
+    action = new_action(tmp, "suspend")
+    pid, master, job, seen = spawn_job("sign", action)
+    seen = read_until(master, b"Duress password: ", seen) if job else None
+    check("Ctrl-Z: the prompt appears", seen is not None)
+    os.write(master, b"Half-")
+    os.write(master, SUSP)
+    time.sleep(0.3)
+    check("Ctrl-Z at the prompt: not stopped there", state(job) != "T")
+    check("Ctrl-Z at the prompt: echo still off", not echo_on(master))
+    os.write(master, b"typed\n")
+    if WRAP:
+        # valgrind drops a stop signal that was pending while blocked.
+        skip("Ctrl-Z: stopped once the line is read", "under valgrind")
+        skip("Ctrl-Z: echo back on while stopped", "under valgrind")
+    else:
+        end = time.monotonic() + BOUND
+        while state(job) != "T" and time.monotonic() < end:
+            time.sleep(0.01)
+        check("Ctrl-Z: stopped once the line is read", state(job) == "T")
+        check("Ctrl-Z: echo back on while stopped", echo_on(master))
+        os.kill(job, signal.SIGCONT)
+    seen = read_until(master, b"Again: ", seen or b"")
+    check("Ctrl-Z: after SIGCONT the next prompt comes", seen is not None)
+    check("Ctrl-Z: echo off again at it", not echo_on(master))
+    os.write(master, INTR)
+    check("Ctrl-Z: then Ctrl-C still ends it with 130", wait_bounded(pid) == 130)
+    drain(master)
+    os.close(master)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         echo_off_before_prompt(tmp)
@@ -172,6 +260,7 @@ def main():
         interrupted(tmp, "Ctrl-C", True, ctrl_c)
         interrupted(tmp, "SIGTERM", False, sigterm)
         interrupted(tmp, "SIGHUP", True, sighup)
+        suspend_held(tmp)
     print("1..%d" % n)
     return 1 if failed else 0
 
