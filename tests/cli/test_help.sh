@@ -6,7 +6,7 @@
 # Usage: test_help.sh DURESS [MANPAGE]...
 DURESS=$1
 shift
-# shellcheck source=tap.sh
+# shellcheck source=tests/cli/tap.sh
 . "$(dirname "$0")/tap.sh"
 
 # help_of ARGS...: the help on stdout in $out; exit 0 and nothing on stderr.

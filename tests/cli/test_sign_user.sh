@@ -22,7 +22,7 @@ if [ "${1:-}" != --inside ]; then
 	exec unshare -m --propagation private "$0" --inside "$(readlink -f "$1")"
 fi
 DURESS=$2
-# shellcheck source=tap.sh
+# shellcheck source=tests/cli/tap.sh
 . "$(dirname "$0")/tap.sh"
 U=duresstest$$
 
@@ -67,6 +67,7 @@ as_user() {
 	chown -R "$U:$U" "$H"
 	log_sync
 	: >"$T/log"
+	# shellcheck disable=SC2086 # $WRAP is a command prefix
 	out=$(printf '%s\n' "$2" | setpriv --reuid="$U" --regid="$U" --init-groups \
 		$WRAP "$T/bin/duress" sign --stdin --memlimit 8K --opslimit 1 "$H/.duress/$1" 2>&1)
 	rc=$? took=$((SECONDS - start))
