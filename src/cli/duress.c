@@ -4,6 +4,7 @@
  *
  *   duress sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N] FILE...
  *   duress verify [--stdin] FILE
+ *   duress check ..., duress test ... (check.c, pamtest.c)
  *
  * Installed also as duress_sign, which behaves as "duress sign".
  */
@@ -43,25 +44,77 @@ static void usage(FILE *out)
 	      "        a real PAM authentication and account check, said in words\n"
 	      "\n"
 	      "Options:\n"
-	      "  --stdin          read the password as one line from standard input\n"
-	      "  --also FILE      bind a companion file too (up to 8): if it changes,\n"
-	      "                   the action no longer runs\n"
-	      "  --memlimit BYTES Argon2id memory for a new salt (K, M, G suffixes)\n"
-	      "  --opslimit N     Argon2id passes for a new salt\n"
-	      "  -h, --help       show this help\n"
-	      "  --version        show the version\n"
+	      "  --stdin              sign, verify: read the password as one line from\n"
+	      "                       standard input; test: one line per prompt\n"
+	      "  --also FILE          sign: bind a companion file too (up to 8): if it\n"
+	      "                       changes, the action no longer runs\n"
+	      "  --memlimit BYTES     sign: Argon2id memory for a new salt (K, M, G suffixes)\n"
+	      "  --opslimit N         sign: Argon2id passes for a new salt\n"
+	      "  --user USER          check: whose per-user directory (default: yours)\n"
+	      "  --global-dir DIR     check: the global directory (\"\" skips it)\n"
+	      "  --user-dir TEMPLATE  check: the per-user directory, %h = home, %u = user\n"
+	      "  --service NAME       test: the PAM service, a file in /etc/pam.d\n"
+	      "                       (default login)\n"
+	      "  -h, --help           show this help; after a COMMAND, that command's help\n"
+	      "  --version            show the version\n"
 	      "\n"
 	      "See duress(1) and pam_duress(8).\n",
 	      out);
 }
 
+static void sign_usage(FILE *out)
+{
+	fputs("Usage: duress sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N] FILE...\n"
+	      "       duress_sign [same options] FILE...\n"
+	      "\n"
+	      "Binds one duress password to the exact content of each action FILE and\n"
+	      "writes FILE.sig beside it (mode 0600, owned like FILE).  The password is\n"
+	      "asked for twice without echo.  Refused: an empty one, or the real password\n"
+	      "of the account (which pam_unix would accept first); a normal user's is\n"
+	      "checked with unix_chkpwd, which logs a failed check to the auth log.\n"
+	      "\n"
+	      "  --stdin          read the password as one line from standard input\n"
+	      "  --also FILE      bind a companion file too (up to 8): if it changes,\n"
+	      "                   the action no longer runs\n"
+	      "  --memlimit BYTES Argon2id memory for a new salt (K, M, G suffixes);\n"
+	      "                   by default the directory's salt and cost are reused\n"
+	      "  --opslimit N     Argon2id passes for a new salt\n"
+	      "  -h, --help       show this help\n"
+	      "\n"
+	      "Exit 0 when every FILE was signed, 1 otherwise, 2 on bad usage.\n",
+	      out);
+}
+
+static void verify_usage(FILE *out)
+{
+	fputs("Usage: duress verify [--stdin] FILE\n"
+	      "\n"
+	      "Says whether a password matches the signature of FILE (FILE.sig, or a\n"
+	      "legacy FILE.sha256), and whether FILE changed since it was signed.  Runs\n"
+	      "nothing and changes nothing.  The password is asked for once without echo.\n"
+	      "\n"
+	      "  --stdin          read the password as one line from standard input\n"
+	      "  -h, --help       show this help\n"
+	      "\n"
+	      "Exit 0 on a match, 1 on no match, 2 on error.\n",
+	      out);
+}
+
 enum { OPT_STDIN = 256, OPT_ALSO, OPT_MEMLIMIT, OPT_OPSLIMIT, OPT_VERSION };
 
-static const struct option long_options[] = {
+static const struct option sign_options[] = {
 	{ "stdin", no_argument, NULL, OPT_STDIN },
 	{ "also", required_argument, NULL, OPT_ALSO },
 	{ "memlimit", required_argument, NULL, OPT_MEMLIMIT },
 	{ "opslimit", required_argument, NULL, OPT_OPSLIMIT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* getopt itself names an option of sign given to verify. */
+static const struct option verify_options[] = {
+	{ "stdin", no_argument, NULL, OPT_STDIN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -78,14 +131,13 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "h", for_sign ? sign_options : verify_options,
+				  NULL)) != -1) {
 		switch (opt) {
 		case OPT_STDIN:
 			c->from_stdin = true;
 			break;
 		case OPT_ALSO:
-			if (!for_sign)
-				goto bad;
 			if (c->sign.n_also == DURESS_ALSO_MAX_FILES) {
 				fprintf(stderr, "duress: at most %d --also files\n",
 					DURESS_ALSO_MAX_FILES);
@@ -96,8 +148,6 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 			break;
 		case OPT_MEMLIMIT:
 		case OPT_OPSLIMIT:
-			if (!for_sign)
-				goto bad;
 			if (duress_parse_size(optarg, UINT32_MAX * 1024ULL,
 					      opt == OPT_MEMLIMIT ? &c->sign.memlimit
 								  : &c->sign.opslimit) < 0 ||
@@ -109,7 +159,7 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 			}
 			break;
 		case 'h':
-			usage(stdout);
+			(for_sign ? sign_usage : verify_usage)(stdout);
 			*status = 0;
 			return -1;
 		case OPT_VERSION:
@@ -117,14 +167,13 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 			*status = 0;
 			return -1;
 		default:
-			goto bad;
+			fprintf(stderr, "duress: try 'duress %s --help'\n",
+				for_sign ? "sign" : "verify");
+			*status = 2;
+			return -1;
 		}
 	}
 	return optind;
-bad:
-	fputs("duress: try 'duress --help'\n", stderr);
-	*status = 2;
-	return -1;
 }
 
 static int cmd_sign(int argc, char **argv)

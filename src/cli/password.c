@@ -3,23 +3,45 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <sodium.h>
 
-/* Reads one line from fd byte by byte, so that nothing past it is consumed. */
-static int read_line(int fd, char *buf, size_t *len)
+/* Set by the handler of the signals that end a prompt; read once the prompt is over. */
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig)
+{
+	caught = sig;
+}
+
+/*
+ * Reads one line from fd byte by byte, so that nothing past it is consumed.
+ * The signals of interest are blocked outside ppoll(), which opens wait_mask
+ * (NULL: no change) only while it waits: a signal cannot slip in between a
+ * check of caught and a read() that would then block until the next key.
+ */
+static int read_line(int fd, const sigset_t *wait_mask, char *buf, size_t *len)
 {
 	size_t n = 0;
 
 	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
 		char c;
-		ssize_t r = read(fd, &c, 1);
+		ssize_t r;
 
+		if (ppoll(&p, 1, NULL, wait_mask) < 0) {
+			if (errno == EINTR && !caught)
+				continue;
+			return -errno;
+		}
+		r = read(fd, &c, 1);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -35,51 +57,102 @@ static int read_line(int fd, char *buf, size_t *len)
 	return 0;
 }
 
-static volatile sig_atomic_t interrupted;
+/* What a user or the system sends to end a command at a prompt. */
+static const int ending_signals[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP };
+#define N_ENDING (sizeof(ending_signals) / sizeof(ending_signals[0]))
 
-static void on_signal(int sig)
+/* The signal state a prompt changes, to put back whatever happens. */
+struct prompt_guard {
+	sigset_t old_mask;
+	sigset_t wait_mask; /* while waiting for a key: the old one, and Ctrl-Z held */
+	struct sigaction old_action[N_ENDING];
+};
+
+/*
+ * Blocks the ending signals and catches them (without SA_RESTART), except
+ * those the caller ignores: a job started with them ignored keeps them so.
+ * Ctrl-Z (SIGTSTP) stays pending until the prompt is over: a shell does not
+ * give a stopped job its terminal modes back, so a password typed after
+ * `fg` would be echoed.
+ */
+static void guard_signals(struct prompt_guard *g)
 {
-	interrupted = sig;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block;
+
+	sigemptyset(&block);
+	for (size_t i = 0; i < N_ENDING; i++)
+		sigaddset(&block, ending_signals[i]);
+	sigaddset(&block, SIGTSTP);
+	sigemptyset(&sa.sa_mask);
+	caught = 0;
+	sigprocmask(SIG_BLOCK, &block, &g->old_mask);
+	g->wait_mask = g->old_mask;
+	sigaddset(&g->wait_mask, SIGTSTP);
+	for (size_t i = 0; i < N_ENDING; i++) {
+		sigaction(ending_signals[i], NULL, &g->old_action[i]);
+		if (g->old_action[i].sa_handler != SIG_IGN)
+			sigaction(ending_signals[i], &sa, NULL);
+	}
 }
 
-/* Prompts on the terminal, with echo off unless asked, restoring it whatever happens. */
+/* Unblocking first: a signal still pending lands in caught, not in a default action. */
+static void unguard_signals(const struct prompt_guard *g)
+{
+	sigprocmask(SIG_SETMASK, &g->old_mask, NULL);
+	for (size_t i = 0; i < N_ENDING; i++)
+		sigaction(ending_signals[i], &g->old_action[i], NULL);
+}
+
+/*
+ * Prompts on the terminal, echo off (unless asked) before the prompt is
+ * shown, and restores the terminal whatever happens.  -EINTR when an ending
+ * signal came (the buffer wiped): the caller ends the command.
+ */
 static int prompt(int tty, const char *text, bool echo, char *buf, size_t *len)
 {
-	struct termios old, noecho;
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	struct termios old, quiet;
+	struct prompt_guard g;
 	int r;
 
 	if (tcgetattr(tty, &old) < 0)
 		return -errno;
-	noecho = old;
+	quiet = old;
 	if (!echo)
-		noecho.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
-	noecho.c_lflag |= ICANON;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	if (write(tty, text, strlen(text)) < 0 || tcsetattr(tty, TCSAFLUSH, &noecho) < 0) {
+		quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+	quiet.c_lflag |= ICANON;
+	guard_signals(&g);
+	if (tcsetattr(tty, TCSAFLUSH, &quiet) < 0 || write(tty, text, strlen(text)) < 0) {
 		r = -errno;
 	} else {
-		r = read_line(tty, buf, len);
-		(void)tcsetattr(tty, TCSAFLUSH, &old);
+		r = read_line(tty, &g.wait_mask, buf, len);
 		if (!echo)
 			(void)!write(tty, "\n", 1);
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	if (interrupted)
-		raise(interrupted);
+	(void)tcsetattr(tty, TCSAFLUSH, &old);
+	unguard_signals(&g);
+	if (caught) {
+		sodium_memzero(buf, DURESS_PASSWORD_MAX + 1);
+		r = -EINTR;
+	}
 	return r;
 }
 
-/* -EINVAL was reported where it happened. */
+/* Ends the command as the signal asked, with the shell's status for it (128 + N). */
+static _Noreturn void end_interrupted(struct duress_password *pw)
+{
+	sodium_free(pw);
+	exit(128 + caught);
+}
+
+/* -EINVAL was reported where it happened, -EINTR needs no words. */
 static int report(int r)
 {
 	if (r == -E2BIG)
 		fprintf(stderr, "duress: password longer than %d bytes\n", DURESS_PASSWORD_MAX);
-	else if (r < 0 && r != -EINVAL)
+	else if (r < 0 && r != -EINVAL && r != -EINTR)
 		fprintf(stderr, "duress: cannot read the password: %s\n", strerror(-r));
-	return r < 0 ? -1 : 0;
+	return r;
 }
 
 static int read_from_tty(bool confirm, struct duress_password *pw)
@@ -112,7 +185,7 @@ static int read_from_tty(bool confirm, struct duress_password *pw)
 
 static int read_from_stdin(struct duress_password *pw)
 {
-	return report(read_line(STDIN_FILENO, pw->text, &pw->len));
+	return report(read_line(STDIN_FILENO, NULL, pw->text, &pw->len));
 }
 
 int duress_read_password(bool from_stdin, bool confirm, struct duress_password **ret)
@@ -126,6 +199,8 @@ int duress_read_password(bool from_stdin, bool confirm, struct duress_password *
 	}
 	pw->len = 0;
 	r = from_stdin ? read_from_stdin(pw) : read_from_tty(confirm, pw);
+	if (r == -EINTR)
+		end_interrupted(pw);
 	if (r == 0 && pw->len == 0) {
 		fputs("duress: empty password refused\n", stderr);
 		r = -1;
@@ -159,7 +234,7 @@ int duress_read_answer(bool from_stdin, const char *text, bool echo, struct dure
 	}
 	pw->len = 0;
 	if (from_stdin) {
-		r = read_line(STDIN_FILENO, pw->text, &pw->len);
+		r = read_line(STDIN_FILENO, NULL, pw->text, &pw->len);
 	} else if ((tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
 		fputs("duress: no terminal to answer on; use --stdin\n", stderr);
 		r = -EINVAL;
@@ -167,6 +242,8 @@ int duress_read_answer(bool from_stdin, const char *text, bool echo, struct dure
 		r = prompt(tty, text, echo, pw->text, &pw->len);
 		close(tty);
 	}
+	if (r == -EINTR)
+		end_interrupted(pw);
 	if (report(r) < 0) {
 		sodium_free(pw);
 		return -1;

@@ -17,6 +17,10 @@ struct duress_password {
  * From standard input (exactly one line, newline removed, no confirmation)
  * or from the terminal without echo (twice when confirm).  Refuses an empty
  * password.  Prints a one-line error and returns -1 on failure.
+ *
+ * At a terminal prompt (here and in duress_read_answer()), SIGINT, SIGTERM,
+ * SIGQUIT or SIGHUP ends the process at once with status 128 + its number,
+ * the terminal restored and what was typed wiped.
  */
 int duress_read_password(bool from_stdin, bool confirm, struct duress_password **ret);
 

@@ -505,7 +505,8 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 	char line[DURESS_SIG_MAX + 1];
 	char shown[SHOWN_PATH_SIZE], name[DURESS_ESCAPED_SIZE(NAME_MAX)];
 	enum params_choice choice;
-	int len, r = -1;
+	const char *why;
+	int real, len, r = -1;
 
 	if (open_action(&f, path) < 0)
 		return -1;
@@ -513,10 +514,14 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 		fail(path, "not yours: only its owner or root can sign it");
 		goto out;
 	}
-	if (duress_is_real_password(f.st.st_uid, pw) > 0) {
+	real = duress_is_real_password(f.st.st_uid, pw, &why);
+	if (real > 0) {
 		fail(path, "that is the account's real password, which pam_unix accepts first");
 		goto out;
 	}
+	if (real < 0)
+		fprintf(stderr, "duress: %s: warning: could not check that this is not the account's "
+			"real password: %s\n", duress_escape(path, shown, sizeof(shown)), why);
 	duress_warn_weak_password(f.st.st_uid, pw);
 	view_load(&f, &view);
 	choice = choose_params(&view, opts, &sig.params);

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The terminal prompt of `duress sign`, driven through a real pseudo-terminal.
+
+- echo is off before the prompt is written: output is held with XOFF, so the
+  prompt cannot appear; the echo must go off while it is held (the old order,
+  prompt first, would wait for XON and never turn echo off);
+- Ctrl-C (SIGINT through the terminal), SIGTERM and SIGHUP at either prompt
+  end the command at once with 128 + the signal, echo back on, no .sig written;
+- Ctrl-Z at a prompt waits until the line is read (a shell would not give
+  the prompt its echo-off mode back after `fg`).
+
+Usage: test_prompt.py DURESS   ($DURESS_VALGRIND, if set, prefixes the command)
+"""
+import os
+import pty
+import re
+import select
+import shlex
+import signal
+import sys
+import tempfile
+import termios
+import time
+
+DURESS = sys.argv[1]
+WRAP = shlex.split(os.environ.get("DURESS_VALGRIND", ""))
+# Generous for valgrind; a prompt that ignores the signal waits forever.
+BOUND = 20.0 if WRAP else 5.0
+XOFF, XON, INTR, SUSP = b"\x13", b"\x11", b"\x03", b"\x1a"
+
+n = 0
+failed = 0
+
+
+def check(desc, cond):
+    global n, failed
+    n += 1
+    if not cond:
+        failed += 1
+    print(("ok" if cond else "not ok") + " %d - %s" % (n, desc), flush=True)
+
+
+def skip(desc, why):
+    global n
+    n += 1
+    print("ok %d - %s # SKIP %s" % (n, desc, why), flush=True)
+
+
+def spawn(*args, gate=None):
+    """The command on a new terminal; with gate, it waits for a byte there first."""
+    pid, master = pty.fork()
+    if pid == 0:
+        if gate is not None:
+            os.read(gate, 1)
+        argv = WRAP + [DURESS] + list(args)
+        try:
+            os.execvp(argv[0], argv)
+        finally:
+            os._exit(127)
+    return pid, master
+
+
+def spawn_job(*args):
+    """As a shell with job control would: the command in a foreground group of
+    its own whose parent stays in the session, so that Ctrl-Z can stop it.
+    Returns the parent's pid, the terminal, the command's pid and what the
+    terminal showed so far."""
+    pid, master = pty.fork()
+    if pid == 0:
+        job = os.fork()
+        if job == 0:
+            os.setpgid(0, 0)
+            signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+            os.tcsetpgrp(0, os.getpid())
+            signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+            argv = WRAP + [DURESS] + list(args)
+            try:
+                os.execvp(argv[0], argv)
+            finally:
+                os._exit(127)
+        os.write(1, b"job %d\n" % job)
+        _, status = os.waitpid(job, 0)
+        os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status)
+                 else 128 + os.WTERMSIG(status))
+    # The command's own output may come before that line.
+    seen = read_match(master, rb"job (\d+)\r?\n", b"")
+    found = re.search(rb"job (\d+)\r?\n", seen) if seen else None
+    return pid, master, int(found.group(1)) if found else None, seen or b""
+
+
+def state(pid):
+    """The process's state letter in /proc: T when it is stopped."""
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def read_until(master, text, seen, bound=BOUND):
+    """Reads the terminal until text shows up; returns what was read, or None."""
+    return read_match(master, re.escape(text), seen, bound)
+
+
+def read_match(master, pattern, seen, bound=BOUND):
+    """Reads the terminal until pattern matches; returns what was read, or None."""
+    end = time.monotonic() + bound
+    while not re.search(pattern, seen):
+        left = end - time.monotonic()
+        if left <= 0 or not select.select([master], [], [], left)[0]:
+            return None
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            return None
+        if not chunk:
+            return None
+        seen += chunk
+    return seen
+
+
+def echo_on(master):
+    # On Linux the master reports the terminal's (the slave's) settings.
+    return bool(termios.tcgetattr(master)[3] & termios.ECHO)
+
+
+def wait_bounded(pid, bound=BOUND):
+    """The exit status (128 + N for death by signal N), or None if still running."""
+    end = time.monotonic() + bound
+    while time.monotonic() < end:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) \
+                else 128 + os.WTERMSIG(status)
+        time.sleep(0.01)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
+
+
+def drain(master):
+    """Empties the terminal so that the child is never blocked writing to it."""
+    try:
+        while select.select([master], [], [], 0.1)[0] and os.read(master, 4096):
+            pass
+    except OSError:
+        pass
+
+
+def new_action(tmp, name):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\ntrue\n")
+    os.chmod(path, 0o700)
+    return path
+
+
+def echo_off_before_prompt(tmp):
+    action = new_action(tmp, "early")
+    gate_r, gate_w = os.pipe()
+    pid, master = spawn("sign", action, gate=gate_r)
+    os.close(gate_r)
+    # The terminal handles XOFF a moment after the write: hold output first.
+    os.write(master, XOFF)
+    time.sleep(0.2)
+    os.write(gate_w, b"!")
+    os.close(gate_w)
+    end = time.monotonic() + BOUND
+    while echo_on(master) and time.monotonic() < end:
+        time.sleep(0.005)
+    check("echo goes off while the prompt is still held back", not echo_on(master))
+    held = b""
+    if select.select([master], [], [], 0.2)[0]:
+        held = os.read(master, 4096)
+    check("the prompt is not shown before echo is off", b"Duress password:" not in held)
+    os.write(master, XON)
+    seen = read_until(master, b"Duress password: ", held)
+    check("the prompt follows once output resumes", seen is not None)
+    check("echo is still off at the prompt", not echo_on(master))
+    os.kill(pid, signal.SIGKILL)
+    drain(master)
+    os.waitpid(pid, 0)
+    os.close(master)
+
+
+def interrupted(tmp, what, at_second, send):
+    action = new_action(tmp, "act-%s-%d" % (what, at_second))
+    pid, master = spawn("sign", action)
+    seen = read_until(master, b"Duress password: ", b"")
+    check("%s: the prompt appears" % what, seen is not None)
+    if at_second:
+        os.write(master, b"First-pw-1\n")
+        seen = read_until(master, b"Again: ", seen or b"")
+        check("%s: the second prompt appears" % what, seen is not None)
+    # Half a password typed, then the signal.
+    os.write(master, b"half-typ")
+    time.sleep(0.1)
+    start = time.monotonic()
+    sig = send(pid, master)
+    status = wait_bounded(pid)
+    took = time.monotonic() - start
+    where = "second prompt" if at_second else "prompt"
+    check("%s at the %s: exits at once (%.2f s) with %d (got %s)"
+          % (what, where, took, 128 + sig, status), status == 128 + sig)
+    check("%s at the %s: echo is back on" % (what, where), echo_on(master))
+    check("%s at the %s: no signature written" % (what, where),
+          not os.path.exists(action + ".sig"))
+    drain(master)
+    os.close(master)
+
+
+def ctrl_c(pid, master):
+    os.write(master, INTR)
+    return signal.SIGINT
+
+
+def sigterm(pid, master):
+    os.kill(pid, signal.SIGTERM)
+    return signal.SIGTERM
+
+
+def sighup(pid, master):
+    os.kill(pid, signal.SIGHUP)
+    return signal.SIGHUP
+
+
+def suspend_held(tmp):
+    action = new_action(tmp, "suspend")
+    pid, master, job, seen = spawn_job("sign", action)
+    seen = read_until(master, b"Duress password: ", seen) if job else None
+    check("Ctrl-Z: the prompt appears", seen is not None)
+    os.write(master, b"Half-")
+    os.write(master, SUSP)
+    time.sleep(0.3)
+    check("Ctrl-Z at the prompt: not stopped there", state(job) != "T")
+    check("Ctrl-Z at the prompt: echo still off", not echo_on(master))
+    os.write(master, b"typed\n")
+    if WRAP:
+        # valgrind drops a stop signal that was pending while blocked.
+        skip("Ctrl-Z: stopped once the line is read", "under valgrind")
+        skip("Ctrl-Z: echo back on while stopped", "under valgrind")
+    else:
+        end = time.monotonic() + BOUND
+        while state(job) != "T" and time.monotonic() < end:
+            time.sleep(0.01)
+        check("Ctrl-Z: stopped once the line is read", state(job) == "T")
+        check("Ctrl-Z: echo back on while stopped", echo_on(master))
+        os.kill(job, signal.SIGCONT)
+    seen = read_until(master, b"Again: ", seen or b"")
+    check("Ctrl-Z: after SIGCONT the next prompt comes", seen is not None)
+    check("Ctrl-Z: echo off again at it", not echo_on(master))
+    os.write(master, INTR)
+    check("Ctrl-Z: then Ctrl-C still ends it with 130", wait_bounded(pid) == 130)
+    drain(master)
+    os.close(master)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        echo_off_before_prompt(tmp)
+        interrupted(tmp, "Ctrl-C", False, ctrl_c)
+        interrupted(tmp, "Ctrl-C", True, ctrl_c)
+        interrupted(tmp, "SIGTERM", False, sigterm)
+        interrupted(tmp, "SIGHUP", True, sighup)
+        suspend_held(tmp)
+    print("1..%d" % n)
+    return 1 if failed else 0
+
+
+sys.exit(main())
