@@ -55,13 +55,14 @@ static void usage(FILE *out)
 	      out);
 }
 
-enum { OPT_STDIN = 256, OPT_ALSO, OPT_MEMLIMIT, OPT_OPSLIMIT, OPT_VERSION };
+enum { OPT_STDIN = 256, OPT_ALSO, OPT_MEMLIMIT, OPT_OPSLIMIT, OPT_VERSION, OPT_PAM_DIR };
 
 static const struct option long_options[] = {
 	{ "stdin", no_argument, NULL, OPT_STDIN },
 	{ "also", required_argument, NULL, OPT_ALSO },
 	{ "memlimit", required_argument, NULL, OPT_MEMLIMIT },
 	{ "opslimit", required_argument, NULL, OPT_OPSLIMIT },
+	{ "pam-dir", required_argument, NULL, OPT_PAM_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -107,6 +108,11 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 				*status = 2;
 				return -1;
 			}
+			break;
+		case OPT_PAM_DIR:
+			if (!for_sign)
+				goto bad;
+			c->sign.pam_dir = optarg;
 			break;
 		case 'h':
 			usage(stdout);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "cli/pamstack.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "core/actions.h"
 #include "core/safe_open.h"
 
 /* The tokens Linux-PAM's control field knows, in its order (prefixes match first). */
@@ -899,4 +901,67 @@ void duress_pam_judge(const struct duress_pam_stack *s, struct duress_pam_verdic
 		*v = J.failed;
 	else
 		*v = J.unreached, v->module = module;
+}
+
+/* ---- Which services use common-auth ---- */
+
+static bool service_name(const char *name)
+{
+	/* duress_is_action_name() knows the editor and package leftovers. */
+	return duress_is_action_name(name) && strncmp(name, "common-", 7) != 0 &&
+	       !strchr(name, '.');
+}
+
+static bool uses_common_auth(const char *dir, const char *service)
+{
+	struct duress_pam_stack s;
+	const struct duress_pam_entry **auth;
+	bool uses = false;
+
+	if (duress_pam_load(&s, dir, service) < 0) {
+		/* A stack that does not load still counts if it read common-auth. */
+		for (size_t i = 0; i < s.n_files; i++)
+			uses |= strcmp(base_name(s.files[i]), "common-auth") == 0;
+	} else if ((auth = calloc(s.n ? s.n : 1, sizeof(*auth)))) {
+		size_t n = duress_pam_auth(&s, auth, s.n);
+
+		for (size_t i = 0; i < n; i++)
+			uses |= auth[i]->via_common_auth && !auth[i]->other;
+		free(auth);
+	}
+	duress_pam_free(&s);
+	return uses;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int duress_pam_services(const char *dir, char **names, size_t max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t n = 0;
+	int r = 0;
+
+	if (!d)
+		return -errno;
+	while (n < max && (de = readdir(d))) {
+		if (!service_name(de->d_name) || !uses_common_auth(dir, de->d_name))
+			continue;
+		if (!(names[n] = strdup(de->d_name))) {
+			r = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (r < 0) {
+		while (n)
+			free(names[--n]);
+		return r;
+	}
+	qsort(names, n, sizeof(*names), by_name);
+	return (int)n;
 }

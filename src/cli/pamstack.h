@@ -118,3 +118,11 @@ struct duress_pam_verdict {
  * login (pam_nologin) is not the duress module's placement problem.
  */
 void duress_pam_judge(const struct duress_pam_stack *s, struct duress_pam_verdict *v);
+
+/*
+ * The services of dir whose auth stack includes common-auth (directly or
+ * through include, substack or @include), sorted; hidden files, editor and
+ * package leftovers and the common-* fragments themselves are not services.
+ * Returns the number found (at most max, names malloc()ed), or -errno.
+ */
+int duress_pam_services(const char *dir, char **names, size_t max);

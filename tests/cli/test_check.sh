@@ -44,7 +44,7 @@ new_action companion && duress sign --stdin --memlimit 8K --opslimit 1 --also "$
 rm "$T/companion.conf"
 printf 'notes\n' >"$D/notes.txt" && chmod 600 "$D/notes.txt"
 
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
 expect armed "ARMED"
@@ -63,10 +63,10 @@ expect sigw "SKIPPED: signature is writable by group or others"
 expect siglink "SKIPPED: signature is not a regular file"
 expect readable "ARMED (warning: readable by others)"
 chmod 644 "$D/armed.sig"
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 expect armed "ARMED (warning: signature readable by others, who can guess offline)"
 chmod 600 "$D/armed.sig"
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 expect companion "SKIPPED: a companion file (--also) is missing or unreadable"
 expect notes.txt "ignored: not an action (neither executable nor signed)"
 if [ $rc -eq 1 ]; then ok "exit 1 when an action is not armed"; else not_ok "exit $rc, expected 1"; fi
@@ -78,7 +78,7 @@ mkdir -m 700 "$D"
 new_action one && sign "$D/one"
 new_action two && sign "$D/two"
 printf 'data\n' >"$D/data" && chmod 600 "$D/data"
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 rc=$?
 expect one "ARMED"
 if [ $rc -eq 0 ]; then ok "exit 0 when every action is armed"; else not_ok "exit $rc on a clean directory"; fi
@@ -97,11 +97,11 @@ for i in 1 2 3 4 5; do
 	duress sign --stdin --memlimit $((8 * i))K --opslimit 1 "$T/apart/s$i" >/dev/null 2>&1 <<<"Check-pw-1"
 	mv "$T/apart/s$i" "$T/apart/s$i.sig" "$D/"
 done
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 expect s2 "ARMED"
 expect s3 "SKIPPED: too many different salts or costs in the directory"
 if [ "$(id -u)" -eq 0 ]; then
-	out=$(duress check --user-dir "" --global-dir "$D" 2>&1)
+	out=$(duress check --pam-dir "" --user-dir "" --global-dir "$D" 2>&1)
 	expect s4 "ARMED"
 	expect s5 "SKIPPED: too many different salts or costs in the directory"
 else
@@ -114,7 +114,7 @@ D=$T/ucost
 mkdir -m 700 "$D"
 new_action heavy && printf '$duress$v=1$m=65537,t=1,p=1$EREREREREREREREREREREQ$IiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiI$MzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzM\n' >"$D/heavy.sig" && chmod 600 "$D/heavy.sig"
 new_action passes && printf '$duress$v=1$m=8,t=3,p=1$EREREREREREREREREREREQ$IiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiI$MzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzM\n' >"$D/passes.sig" && chmod 600 "$D/passes.sig"
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 expect heavy "SKIPPED: signature cost is over the module's cap"
 expect passes "SKIPPED: signature cost is over the module's cap"
 
@@ -124,7 +124,7 @@ mkdir -m 700 "$D"
 forged=$'x\nsshd[1]: Accepted password for root from 1.2.3.4'
 printf '#!/bin/sh\n' >"$D/$forged" && chmod 700 "$D/$forged"
 printf '#!/bin/sh\n' >"$D/"$'red\e[31m' && chmod 700 "$D/"$'red\e[31m'
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 echo "$out" | sed 's/^/# /' | cat -v
 check "a newline in a name: one line, escaped" test "$(grep -c 'sshd\[1\]' <<<"$out")" -eq 1 -a "$(grep -cF "$D/x\\x0asshd[1]: Accepted password for root from 1.2.3.4: SKIPPED: no signature" <<<"$out")" -eq 1
 check "an ESC in a name never reaches the terminal" test -z "$(tr -d -c '\033' <<<"$out")" -a -n "$(grep -F 'red\x1b[31m: SKIPPED' <<<"$out")"
@@ -132,14 +132,14 @@ check "an ESC in a name never reaches the terminal" test -z "$(tr -d -c '\033' <
 # Whole-directory problems.
 D=$T/worldw
 mkdir -m 777 "$D"
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 rc=$?
 if grep -qx "$D: SKIPPED (whole directory): bad owner, or writable by group or others" <<<"$out" && [ $rc -eq 1 ]; then
 	ok "world-writable directory: whole directory skipped, exit 1"
 else
 	not_ok "world-writable directory: got '$out' (exit $rc)"
 fi
-out=$(duress check --user-dir "$T/missing" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$T/missing" --global-dir "" 2>&1)
 rc=$?
 if grep -qx "$T/missing: no such directory (no per-user actions)" <<<"$out" && grep -qx "no actions found" <<<"$out" && [ $rc -eq 0 ]; then
 	ok "missing directory: said, exit 0"
@@ -149,7 +149,7 @@ fi
 if [ "$(id -u)" -eq 0 ]; then
 	D=$T/private
 	mkdir -m 700 "$D"
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --user-dir "$D" --global-dir "" 2>&1)
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 	rc=$?
 	if grep -qx "$D: SKIPPED (whole directory): Permission denied" <<<"$out" && [ $rc -eq 1 ]; then
 		ok "unreadable directory: said, exit 1"
@@ -159,14 +159,14 @@ if [ "$(id -u)" -eq 0 ]; then
 	D=$T/owner
 	mkdir -m 755 "$D"
 	new_action theirs && sign "$D/theirs" && chown 65534 "$D/theirs"
-	out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+	out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 	expect theirs "SKIPPED: bad owner"
 	mkdir -m 700 "$T/global"
 	D=$T/global
 	new_action g && sign "$D/g"
-	out=$(duress check --user-dir "" --global-dir "$D" 2>&1)
+	out=$(duress check --pam-dir "" --user-dir "" --global-dir "$D" 2>&1)
 	expect g "ARMED"
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --user-dir "" --global-dir "$D" 2>&1)
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --pam-dir "" --user-dir "" --global-dir "$D" 2>&1)
 	rc=$?
 	if grep -qx "$D: not readable by you (run duress check as root to see global actions)" <<<"$out" && [ $rc -eq 0 ]; then
 		ok "global directory unreadable by a user: said, not a failure"
