@@ -585,7 +585,7 @@ static int check_all_dirs(const struct check_opts *o, const struct stack_report 
 			  int *actions)
 {
 	if (rep->n_lines == 0) {
-		if (*o->pam_dir)
+		if (*o->pam_dir && !(o->user_dir && o->global_dir && !*o->user_dir && !*o->global_dir))
 			puts("no pam_duress.so line found: checking the module's default directories "
 			     "and caps");
 		return check_dirs(o, NULL, bad, actions);
