@@ -20,7 +20,8 @@
 #include "core/shebang.h"
 #include "cli/pamstack.h"
 
-#define MAX_SERVICES 64
+#define MAX_SERVICES 64 /* --service */
+#define MAX_FOUND 256   /* services found in the PAM directory */
 #define MAX_MODULE_LINES 8
 #define PAM_DIR_DEFAULT "/etc/pam.d"
 
@@ -405,7 +406,7 @@ static const char *culprit_words(enum duress_culprit how)
 /* The files the auth lines come from, each once, in stack order. */
 static void print_auth_files(const struct duress_pam_stack *s)
 {
-	const struct duress_pam_entry **auth = calloc(s->n ? s->n : 1, sizeof(*auth));
+	const struct duress_pam_entry **auth = calloc(s->n ? s->n : 1, sizeof(const struct duress_pam_entry *));
 	size_t n = auth ? duress_pam_auth(s, auth, s->n) : 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -475,6 +476,8 @@ static bool report_placed(const char *service, const struct duress_pam_verdict *
 {
 	char module[ENTRY_NAME_SIZE];
 
+	if (!v->module)
+		return false;
 	entry_name(v->module, module, sizeof(module));
 	if (!duress_service_allowed(mo, service)) {
 		printf("ERROR: %s is reached, but its services= leaves %s out: the module ignores "
@@ -495,6 +498,18 @@ static bool report_placed(const char *service, const struct duress_pam_verdict *
 		       "in\n",
 		       module);
 	return true;
+}
+
+/* Whose auth lines a service runs, when they are not its own. */
+static const char *service_note(const struct duress_pam_stack *s)
+{
+	const struct duress_pam_entry *first = NULL;
+
+	if (!s->service_file)
+		return " (no file of its own: other's stack)";
+	if (duress_pam_auth(s, &first, 1) == 1 && first->other)
+		return " (no auth lines of its own: other's)";
+	return "";
 }
 
 /* One service: one line (after its module line's option problems, said once). */
@@ -520,8 +535,13 @@ static void check_service(struct stack_report *rep, const char *service)
 		m = keep_line(rep, v.module);
 	if (m && rep->n_lines > before && report_options(m))
 		rep->bad++;
-	printf("service %s%s: ", shown, s.service_file ? "" : " (no file of its own: other's stack)");
-	if (placement_problem(&s, &v)) {
+	printf("service %s%s: ", shown, service_note(&s));
+	if (duress_pam_wrong_password_logs_in(&s)) {
+		/* Worse than any placement: say it first and alone. */
+		puts("ERROR: a wrong password logs in: the stack lets any password through (count "
+		     "the success= and default= jumps again)");
+		rep->bad++;
+	} else if (placement_problem(&s, &v)) {
 		rep->bad++;
 	} else {
 		module_opts(m, &mo);
@@ -533,14 +553,14 @@ static void check_service(struct stack_report *rep, const char *service)
 /* Each service's line; -1 when the PAM directory cannot be listed. */
 static int check_stack(struct stack_report *rep, const struct check_opts *o)
 {
-	char *found[MAX_SERVICES];
+	char *found[MAX_FOUND];
 	const char *const *services = o->services;
 	int n = (int)o->n_services;
 	char dir[DURESS_ESCAPED_SIZE(PATH_MAX)];
 
 	duress_escape(rep->pam_dir, dir, sizeof(dir));
 	if (n == 0) {
-		n = duress_pam_services(rep->pam_dir, found, MAX_SERVICES);
+		n = duress_pam_services(rep->pam_dir, found, MAX_FOUND);
 		if (n < 0) {
 			fprintf(stderr, "duress check: --pam-dir %s: %s\n", dir, strerror(-n));
 			return -1;
@@ -585,7 +605,7 @@ static int check_all_dirs(const struct check_opts *o, const struct stack_report 
 			  int *actions)
 {
 	if (rep->n_lines == 0) {
-		if (*o->pam_dir && !(o->user_dir && o->global_dir && !*o->user_dir && !*o->global_dir))
+		if (*rep->pam_dir && !(o->user_dir && o->global_dir && !*o->user_dir && !*o->global_dir))
 			puts("no pam_duress.so line found: checking the module's default directories "
 			     "and caps");
 		return check_dirs(o, NULL, bad, actions);
@@ -619,8 +639,8 @@ int duress_cmd_check(int argc, char **argv)
 		fputs("duress check: --global-dir must be an absolute path\n", stderr);
 		return 2;
 	}
-	rep.pam_dir = o.pam_dir;
-	if (*o.pam_dir && check_stack(&rep, &o) < 0)
+	rep.pam_dir = o.pam_dir ? o.pam_dir : "";
+	if (*rep.pam_dir && check_stack(&rep, &o) < 0)
 		return 2;
 	status = check_all_dirs(&o, &rep, &bad, &actions) < 0 ? 2 : 0;
 	for (size_t i = 0; i < rep.n_lines; i++)
@@ -639,8 +659,8 @@ int duress_cmd_check(int argc, char **argv)
 /* Every module line of the common-auth services, as check_stack() finds them. */
 static void collect_lines(struct stack_report *rep)
 {
-	char *found[MAX_SERVICES];
-	int n = duress_pam_services(rep->pam_dir, found, MAX_SERVICES);
+	char *found[MAX_FOUND];
+	int n = duress_pam_services(rep->pam_dir, found, MAX_FOUND);
 
 	for (int i = 0; i < n; i++) {
 		struct duress_pam_stack s;

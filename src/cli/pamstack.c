@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,15 +71,7 @@ struct loader {
 };
 
 /* Our own refusals end the whole judgement: -2 after s->error is set. */
-__attribute__((format(printf, 2, 3))) static int refuse(struct loader *L, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(L->s->error, sizeof(L->s->error), fmt, ap);
-	va_end(ap);
-	return -2;
-}
+#define REFUSE(L, ...) (snprintf((L)->s->error, sizeof((L)->s->error), __VA_ARGS__), -2)
 
 static void set_default(int *actions, int action)
 {
@@ -250,7 +241,7 @@ static struct duress_pam_entry *new_entry(struct loader *L)
 	struct duress_pam_stack *s = L->s;
 
 	if (s->n == DURESS_PAM_MAX_HANDLERS) {
-		refuse(L, "more than %u stack entries", DURESS_PAM_MAX_HANDLERS);
+		(void)REFUSE(L, "more than %u stack entries", DURESS_PAM_MAX_HANDLERS);
 		return NULL;
 	}
 	if (s->n == s->cap) {
@@ -258,7 +249,7 @@ static struct duress_pam_entry *new_entry(struct loader *L)
 		struct duress_pam_entry *e = realloc(s->entries, cap * sizeof(*e));
 
 		if (!e) {
-			refuse(L, "out of memory");
+			(void)REFUSE(L, "out of memory");
 			return NULL;
 		}
 		s->entries = e;
@@ -280,10 +271,10 @@ static int copy_words(struct loader *L, struct duress_pam_entry *e, const char *
 	e->module = module ? strdup(module) : NULL;
 	e->argv = n ? calloc((size_t)n, sizeof(*e->argv)) : NULL;
 	if ((module && !e->module) || (n && !e->argv))
-		return refuse(L, "out of memory");
+		return REFUSE(L, "out of memory");
 	for (e->argc = 0; e->argc < n; e->argc++)
 		if (!(e->argv[e->argc] = strdup(args[e->argc])))
-			return refuse(L, "out of memory");
+			return REFUSE(L, "out of memory");
 	return 0;
 }
 
@@ -420,11 +411,11 @@ static int read_text(struct loader *L, const char *path, const char *name, char 
 	r = duress_open_file(AT_FDCWD, real, DURESS_FILE_INPUT, &t, true, &f);
 	free(real);
 	if (r < 0)
-		return refuse(L, "%s: cannot be opened: %s", name, strerror(-r));
+		return REFUSE(L, "%s: cannot be opened: %s", name, strerror(-r));
 	if (f.fd < 0) {
 		if (f.error)
 			return -1;
-		return refuse(L, "%s: %s", name,
+		return REFUSE(L, "%s: %s", name,
 			      f.skip == DURESS_SKIP_TOO_LARGE ? "larger than 64 KiB"
 							       : "not a regular file");
 	}
@@ -434,13 +425,13 @@ static int read_text(struct loader *L, const char *path, const char *name, char 
 	if (n < 0 || (size_t)n > DURESS_PAM_MAX_FILE) {
 		free(*text);
 		*text = NULL;
-		return refuse(L, "%s: %s", name, n < 0 ? "cannot be read" : "larger than 64 KiB");
+		return REFUSE(L, "%s: %s", name, n < 0 ? "cannot be read" : "larger than 64 KiB");
 	}
 	*len = (size_t)n;
 	if (memchr(*text, '\0', *len)) {
 		free(*text);
 		*text = NULL;
-		return refuse(L, "%s: contains a NUL byte", name);
+		return REFUSE(L, "%s: contains a NUL byte", name);
 	}
 	return 0;
 }
@@ -472,7 +463,7 @@ static int append(struct loader *L, const struct place *at, char *buf, size_t *l
 	size_t n = strlen(piece);
 
 	if (*len + n > DURESS_PAM_MAX_LINE)
-		return refuse(L, "%s:%u: line longer than %u bytes", at->name, at->line,
+		return REFUSE(L, "%s:%u: line longer than %u bytes", at->name, at->line,
 			      DURESS_PAM_MAX_LINE);
 	memcpy(buf + *len, piece, n + 1);
 	*len += n;
@@ -503,9 +494,9 @@ static int next_line(struct loader *L, struct cursor *c, struct place *at, char 
 		/* The cap counts what is on the line, not its newline. */
 		if (n > DURESS_PAM_MAX_LINE + 1 || ++L->s->lines_read > DURESS_PAM_MAX_LINES)
 			return n > DURESS_PAM_MAX_LINE + 1
-				       ? refuse(L, "%s:%u: line longer than %u bytes", at->name,
+				       ? REFUSE(L, "%s:%u: line longer than %u bytes", at->name,
 						c->line, DURESS_PAM_MAX_LINE)
-				       : refuse(L, "more than %u lines read", DURESS_PAM_MAX_LINES);
+				       : REFUSE(L, "more than %u lines read", DURESS_PAM_MAX_LINES);
 		memcpy(chunk, c->p, n);
 		chunk[n] = '\0';
 		c->p += n;
@@ -568,9 +559,9 @@ static int load_file(struct loader *L, const char *name, const struct place *fro
 		return -1;
 	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", name[0] == '/' ? "" : L->dir,
 			     name[0] == '/' ? "" : "/", name) >= sizeof(path))
-		return refuse(L, "%s: path too long", name);
+		return REFUSE(L, "%s: path too long", name);
 	if (!(at.name = intern(L, name)))
-		return refuse(L, "out of memory");
+		return REFUSE(L, "out of memory");
 	at.via = from->via || strcmp(base_name(name), "common-auth") == 0;
 	r = read_text(L, path, name, &text, &len);
 	if (r == -1)
@@ -677,21 +668,32 @@ struct judge {
 	const struct duress_pam_entry **auth;
 	size_t n;
 	unsigned runs;
-	bool done, placed_found, have_failed, have_unreached;
+	bool wrong; /* the run for a wrong password: does any combination log in? */
+	bool done, placed_found, have_failed, have_unreached, wrong_logs_in;
 	struct duress_pam_verdict placed, failed, unreached;
 };
 
-/* What the entry can return when a duress password was typed. */
-static size_t outcomes(const struct duress_pam_entry *e, int out[3])
+/*
+ * What the entry can return when a duress password was typed; for a wrong
+ * one, pam_duress ignores it and no unknown module grants it.
+ */
+static size_t outcomes(const struct judge *J, const struct duress_pam_entry *e, int out[3])
 {
 	const char *m = e->module ? base_name(e->module) : "";
 
 	if (e->broken)
 		return out[0] = PAM_PERM_DENIED, 1;
+	if (J->wrong && strcmp(m, "pam_duress.so") == 0)
+		return out[0] = PAM_IGNORE, 1;
 	if (strcmp(m, "pam_duress.so") == 0 || strcmp(m, "pam_permit.so") == 0)
 		return out[0] = PAM_SUCCESS, 1;
 	if (strcmp(m, "pam_unix.so") == 0 || strcmp(m, "pam_deny.so") == 0)
 		return out[0] = PAM_AUTH_ERR, 1;
+	if (J->wrong) {
+		out[0] = PAM_AUTH_ERR;
+		out[1] = PAM_IGNORE;
+		return 2;
+	}
 	out[0] = PAM_SUCCESS;
 	out[1] = PAM_AUTH_ERR;
 	/* PAM_IGNORE only matters where its action differs in effect from a failure's. */
@@ -801,6 +803,11 @@ static void finish(struct judge *J, const struct run *r)
 
 	if (++J->runs >= DURESS_PAM_MAX_RUNS)
 		J->done = true;
+	if (J->wrong) {
+		J->wrong_logs_in |= success;
+		J->done |= success;
+		return;
+	}
 	if (r->reached && success) {
 		J->placed = (struct duress_pam_verdict){ .placement = DURESS_PLACED,
 							 .module = r->reached };
@@ -840,7 +847,7 @@ static void walk(struct judge *J, size_t i, struct run *r)
 		r->prev_level = e->level;
 		if (e->substack)
 			continue;
-		k = outcomes(e, out);
+		k = outcomes(J, e, out);
 		if (k == 1) {
 			i = apply(J, r, i, out[0]);
 			continue;
@@ -873,7 +880,7 @@ void duress_pam_judge(const struct duress_pam_stack *s, struct duress_pam_verdic
 	size_t n_auth;
 
 	*v = (struct duress_pam_verdict){ .placement = DURESS_NOT_IN_STACK };
-	J.auth = calloc(s->n ? s->n : 1, sizeof(*J.auth));
+	J.auth = calloc(s->n ? s->n : 1, sizeof(const struct duress_pam_entry *));
 	if (!J.auth) {
 		v->placement = DURESS_TOO_COMPLEX;
 		return;
@@ -922,7 +929,7 @@ static bool uses_common_auth(const char *dir, const char *service)
 		/* A stack that does not load still counts if it read common-auth. */
 		for (size_t i = 0; i < s.n_files; i++)
 			uses |= strcmp(base_name(s.files[i]), "common-auth") == 0;
-	} else if ((auth = calloc(s.n ? s.n : 1, sizeof(*auth)))) {
+	} else if ((auth = calloc(s.n ? s.n : 1, sizeof(const struct duress_pam_entry *)))) {
 		size_t n = duress_pam_auth(&s, auth, s.n);
 
 		for (size_t i = 0; i < n; i++)
@@ -943,11 +950,13 @@ int duress_pam_services(const char *dir, char **names, size_t max)
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	size_t n = 0;
+	unsigned seen = 0;
 	int r = 0;
 
 	if (!d)
 		return -errno;
-	while (n < max && (de = readdir(d))) {
+	/* Each name costs a stack's reading: a bounded number of them. */
+	while (n < max && seen++ < DURESS_PAM_MAX_ENTRIES && (de = readdir(d))) {
 		if (!service_name(de->d_name) || !uses_common_auth(dir, de->d_name))
 			continue;
 		if (!(names[n] = strdup(de->d_name))) {
@@ -964,4 +973,19 @@ int duress_pam_services(const char *dir, char **names, size_t max)
 	}
 	qsort(names, n, sizeof(*names), by_name);
 	return (int)n;
+}
+
+bool duress_pam_wrong_password_logs_in(const struct duress_pam_stack *s)
+{
+	struct judge J = { .wrong = true };
+	struct run r = { .now = { .status = PAM_PERM_DENIED } };
+
+	J.auth = calloc(s->n ? s->n : 1, sizeof(const struct duress_pam_entry *));
+	if (!J.auth)
+		return false;
+	J.n = duress_pam_auth(s, J.auth, s->n);
+	r.saved[0] = r.now;
+	walk(&J, 0, &r);
+	free(J.auth);
+	return J.wrong_logs_in;
 }

@@ -16,10 +16,11 @@
 
 /* Bounds on what the files can make the reader do. */
 #define DURESS_PAM_MAX_DEPTH 16          /* include/substack nesting: Linux-PAM's own limit */
-#define DURESS_PAM_MAX_FILE (64U * 1024) /* bytes of one file */
+#define DURESS_PAM_MAX_FILE ((size_t)64 * 1024) /* bytes of one file */
 #define DURESS_PAM_MAX_LINE 4096U        /* bytes of one line, continuations joined */
 #define DURESS_PAM_MAX_LINES 8192U       /* lines read for one service, every include counted */
 #define DURESS_PAM_MAX_HANDLERS 1024U    /* stack entries of one service, all types */
+#define DURESS_PAM_MAX_ENTRIES 4096U      /* names looked at in the PAM directory */
 #define DURESS_PAM_MAX_RUNS 65536U       /* outcome combinations of modules of unknown result */
 
 enum duress_pam_type {
@@ -118,6 +119,13 @@ struct duress_pam_verdict {
  * login (pam_nologin) is not the duress module's placement problem.
  */
 void duress_pam_judge(const struct duress_pam_stack *s, struct duress_pam_verdict *v);
+
+/*
+ * The same run for a wrong password: pam_unix and pam_deny fail, pam_duress
+ * ignores it, and other modules fail or ignore it (none grants it).  Whether
+ * some combination still ends in PAM_SUCCESS: a stack that lets anyone in.
+ */
+bool duress_pam_wrong_password_logs_in(const struct duress_pam_stack *s);
 
 /*
  * The services of dir whose auth stack includes common-auth (directly or

@@ -207,9 +207,11 @@ run_check "${NODIRS[@]}"
 has "typical stack: services found through common-auth" 0 "PAM stack $P: checking the services whose auth includes common-auth: login sshd sudo"
 has "typical stack: sshd reaches the module" 0 "service sshd: OK: common-auth:2 (pam_duress.so) is reached when the real password fails, and a duress password logs in"
 has "typical stack: sudo refuses by design" 0 "service sudo: OK: common-auth:2 (pam_duress.so) is reached; duress password refused here by design (allow_root off): the actions run, the answer is a wrong password's"
-run_check --service sshd --service nowhere "${NODIRS[@]}"
+printf 'account required pam_permit.so\n' >"$P/chfn"
+run_check --service sshd --service nowhere --service chfn "${NODIRS[@]}"
+has "a service without auth lines gets other's" 1 "service chfn (no auth lines of its own: other's): ERROR: no pam_duress.so auth line (auth lines from: other)"
 has "a service without a file gets other's stack" 1 "service nowhere (no file of its own: other's stack): ERROR: no pam_duress.so auth line (auth lines from: other)"
-check "--service: only the services named" test "$(grep -c '^service ' <<<"$out")" -eq 2
+check "--service: only the services named" test "$(grep -c '^service ' <<<"$out")" -eq 3
 
 stack missing 'auth\t[success=1 default=ignore]\tpam_unix.so nullok\nauth\trequisite\tpam_deny.so\nauth\trequired\tpam_permit.so\n'
 run_check "${NODIRS[@]}"
@@ -224,7 +226,7 @@ stack deny 'auth required pam_unix.so\nauth requisite pam_deny.so\nauth sufficie
 run_check "${NODIRS[@]}"
 has "requisite pam_deny before it: never reached" 1 "service sshd: ERROR: common-auth:3 (pam_duress.so) is never reached when the real password fails: common-auth:2 (pam_deny.so) ends the stack before it"
 
-stack jump 'auth [success=2 default=2] pam_unix.so\nauth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
+stack jump 'auth [success=3 default=2] pam_unix.so\nauth [success=2 default=ignore] pam_duress.so\nauth requisite pam_deny.so\nauth required pam_deny.so\nauth required pam_permit.so\n'
 run_check "${NODIRS[@]}"
 has "a jump over it" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is never reached when the real password fails: common-auth:1 (pam_unix.so) jumps over it"
 
@@ -243,6 +245,10 @@ has "success=1 lands on pam_deny" 1 "service sshd: ERROR: common-auth:2 (pam_dur
 stack nogrant 'auth [success=2 default=ignore] pam_unix.so\nauth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\n'
 run_check "${NODIRS[@]}"
 has "a jump to the end is no login" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its success never ends in a login: nothing after it grants one (a jump is no success: land on pam_permit.so)"
+
+stack anyone 'auth [success=2 default=2] pam_unix.so\nauth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
+run_check "${NODIRS[@]}"
+has "a stack that lets any password in" 1 "service sshd: ERROR: a wrong password logs in: the stack lets any password through (count the success= and default= jumps again)"
 
 stack before 'auth [success=done default=ignore] pam_duress.so\nauth [success=1 default=ignore] pam_unix.so nullok try_first_pass\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
 run_check "${NODIRS[@]}"

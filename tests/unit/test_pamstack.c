@@ -335,6 +335,37 @@ static void arguments(void **state)
 	remove_files(dir, files);
 }
 
+/* A stack that lets a wrong password in is found; the usual ones are not. */
+static void wrong_password(void **state)
+{
+	static const struct {
+		const char *text;
+		bool logs_in;
+	} stacks[] = {
+		{ TYPICAL, false },
+		{ "auth [success=2 default=2] pam_unix.so\n"
+		  "auth [success=1 default=ignore] pam_duress.so\n"
+		  "auth requisite pam_deny.so\nauth required pam_permit.so\n",
+		  true },
+		{ "auth sufficient pam_rootok.so\nauth required pam_unix.so\n", false },
+		{ "auth optional pam_unix.so\nauth required pam_permit.so\n", true },
+		{ "auth required pam_env.so\nauth optional pam_unix.so\n", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(stacks) / sizeof(stacks[0]); i++) {
+		struct file files[] = { { "svc", stacks[i].text }, { NULL, NULL } };
+		struct duress_pam_stack s;
+		char dir[64];
+
+		write_files(dir, files);
+		assert_int_equal(duress_pam_load(&s, dir, "svc"), 0);
+		assert_int_equal(duress_pam_wrong_password_logs_in(&s), stacks[i].logs_in);
+		duress_pam_free(&s);
+		remove_files(dir, files);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +373,7 @@ int main(void)
 		cmocka_unit_test(load_errors),
 		cmocka_unit_test(bounds),
 		cmocka_unit_test(arguments),
+		cmocka_unit_test(wrong_password),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
