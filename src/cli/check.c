@@ -480,9 +480,11 @@ static bool report_placed(const char *service, const struct duress_pam_verdict *
 		return false;
 	entry_name(v->module, module, sizeof(module));
 	if (!duress_service_allowed(mo, service)) {
+		char name[DURESS_ESCAPED_SIZE(NAME_MAX)];
+
 		printf("ERROR: %s is reached, but its services= leaves %s out: the module ignores "
 		       "every password here\n",
-		       module, service);
+		       module, duress_escape(service, name, sizeof(name)));
 		return false;
 	}
 	if (duress_service_is_elevation(mo, service) && !mo->allow_root)
@@ -524,8 +526,11 @@ static void check_service(struct stack_report *rep, const char *service)
 
 	duress_escape(service, shown, sizeof(shown));
 	if (duress_pam_load(&s, rep->pam_dir, service) < 0) {
+		char why[DURESS_ESCAPED_SIZE(sizeof(s.error))];
+
+		/* The reason quotes file names: data, escaped. */
 		printf("service %s: %s: %s\n", shown, s.pam_fails ? "ERROR" : "cannot check",
-		       s.error);
+		       duress_escape(s.error, why, sizeof(why)));
 		rep->bad++;
 		duress_pam_free(&s);
 		return;
