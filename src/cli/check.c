@@ -8,31 +8,53 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/actions.h"
 #include "core/auth.h"
 #include "core/escape.h"
 #include "core/opts.h"
+#include "core/policy.h"
+#include "core/safe_open.h"
+#include "core/shebang.h"
+#include "cli/pamstack.h"
+
+#define MAX_SERVICES 64 /* --service */
+#define MAX_FOUND 256   /* services found in the PAM directory */
+#define MAX_MODULE_LINES 8
+#define PAM_DIR_DEFAULT "/etc/pam.d"
 
 struct check_opts {
 	const char *user;
-	const char *global_dir;
-	const char *user_dir;
+	const char *global_dir; /* NULL: the module line's, or the default */
+	const char *user_dir;   /* NULL: the module line's, or the default */
+	const char *pam_dir;    /* "": the stack is not read */
+	const char *services[MAX_SERVICES];
+	size_t n_services;
 };
 
 static void check_usage(FILE *out)
 {
-	fputs("Usage: duress check [--user USER] [--global-dir DIR] [--user-dir TEMPLATE]\n"
+	fputs("Usage: duress check [--user USER] [--service NAME]... [--pam-dir DIR]\n"
+	      "                    [--global-dir DIR] [--user-dir TEMPLATE]\n"
 	      "\n"
-	      "Lists every action of USER's directory (default: yours) and of the global\n"
-	      "directory with ARMED or the reason the module will skip it.  Exit 0 only\n"
-	      "if every action is armed.\n"
+	      "Reads the PAM stack of each service and says whether a duress password\n"
+	      "reaches pam_duress.so and logs in; then lists every action of USER's\n"
+	      "directory (default: yours) and of the global directory, as the module\n"
+	      "line's options see them, with ARMED or the reason the module will skip\n"
+	      "it.  Exit 0 only if every stack is right and every action is armed.\n"
 	      "\n"
 	      "  --user USER          whose per-user directory to check\n"
-	      "  --global-dir DIR     global directory (default " DURESS_GLOBAL_DIR "; \"\" skips it)\n"
-	      "  --user-dir TEMPLATE  per-user directory, %h = home, %u = user\n"
-	      "                       (default " DURESS_USER_DIR_DEFAULT "; \"\" skips it)\n",
+	      "  --service NAME       the PAM service to check (repeatable; default: those\n"
+	      "                       whose auth stack includes common-auth)\n"
+	      "  --pam-dir DIR        where the service files are (default " PAM_DIR_DEFAULT ";\n"
+	      "                       \"\" does not read the stack)\n"
+	      "  --global-dir DIR     global directory (default: the module line's\n"
+	      "                       global_dir=, else " DURESS_GLOBAL_DIR "; \"\" skips it)\n"
+	      "  --user-dir TEMPLATE  per-user directory, %h = home, %u = user (default: the\n"
+	      "                       module line's user_dir=, else " DURESS_USER_DIR_DEFAULT
+	      "; \"\" skips it)\n",
 	      out);
 }
 
@@ -43,6 +65,8 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 		{ "user", required_argument, NULL, 'u' },
 		{ "global-dir", required_argument, NULL, 'g' },
 		{ "user-dir", required_argument, NULL, 'd' },
+		{ "service", required_argument, NULL, 's' },
+		{ "pam-dir", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -50,15 +74,24 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		if (opt == 'u')
+		if (opt == 'u') {
 			o->user = optarg;
-		else if (opt == 'g')
+		} else if (opt == 'g') {
 			o->global_dir = optarg;
-		else if (opt == 'd')
+		} else if (opt == 'd') {
 			o->user_dir = optarg;
-		else {
+		} else if (opt == 'p') {
+			o->pam_dir = optarg;
+		} else if (opt == 's' && o->n_services < MAX_SERVICES && *optarg &&
+			   !strchr(optarg, '/') && optarg[0] != '.') {
+			o->services[o->n_services++] = optarg;
+		} else {
 			if (opt == 'h')
 				check_usage(stdout);
+			else if (opt == 's')
+				fprintf(stderr, "duress check: --service: %s\n",
+					o->n_services == MAX_SERVICES ? "at most 64"
+								      : "not a service name");
 			else
 				fputs("duress: try 'duress check --help'\n", stderr);
 			*status = opt == 'h' ? 0 : 2;
@@ -68,11 +101,42 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 	return optind;
 }
 
-/* Prints one action's line (path already escaped); returns whether it is armed. */
-static bool report_action(const char *path, const struct duress_action *a)
+/* Why an armed script will not start: its #! line, as the kernel reads it. */
+static const char *shebang_problem(const struct duress_dir *dir, const struct duress_action *a,
+				   char *buf, size_t len)
 {
-	char name[DURESS_ESCAPED_SIZE(NAME_MAX)];
-	bool armed = a->skip == DURESS_ARMED && !a->legacy;
+	struct duress_trust t = duress_dir_trust(dir, dir->caps->max_file_size);
+	char head[DURESS_SHEBANG_MAX], interp[DURESS_ESCAPED_SIZE(DURESS_SHEBANG_MAX)];
+	struct duress_shebang sb;
+	struct duress_file f;
+	struct stat st;
+	ssize_t n;
+
+	if (duress_open_file(dir->fd, a->name, DURESS_FILE_ACTION, &t, true, &f) < 0 || f.fd < 0)
+		return NULL;
+	n = read(f.fd, head, sizeof(head));
+	close(f.fd);
+	duress_shebang_parse(head, n > 0 ? (size_t)n : 0, &sb);
+	if (!sb.interp)
+		return NULL;
+	if (strchr(sb.interp, '\r') || (sb.arg && strchr(sb.arg, '\r')))
+		return "its #! line ends with a CR (Windows line ends): remove it and sign again";
+	duress_escape(sb.interp, interp, sizeof(interp));
+	if (stat(sb.interp, &st) < 0)
+		snprintf(buf, len, "its #! interpreter %s does not exist", interp);
+	else if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
+		snprintf(buf, len, "its #! interpreter %s is not executable", interp);
+	else
+		return NULL;
+	return buf;
+}
+
+/* Prints one action's line (path already escaped); returns whether it is armed. */
+static bool report_action(const char *path, const struct duress_dir *dir,
+			  const struct duress_action *a, bool legacy_ok)
+{
+	char name[DURESS_ESCAPED_SIZE(NAME_MAX)], buf[DURESS_ESCAPED_SIZE(DURESS_SHEBANG_MAX) + 64];
+	const char *broken = NULL;
 
 	/* Names are data: a newline or an ESC in one must not reach the terminal. */
 	duress_escape(a->name, name, sizeof(name));
@@ -80,30 +144,40 @@ static bool report_action(const char *path, const struct duress_action *a)
 		printf("%s/%s: ignored: %s\n", path, name, duress_skip_reason(a->skip));
 		return true;
 	}
-	if (a->skip == DURESS_ARMED && a->legacy)
+	if (a->skip == DURESS_ARMED && a->legacy && !legacy_ok) {
 		printf("%s/%s: SKIPPED unless legacy_sha256: weak legacy .sha256 signature "
 		       "(re-sign with duress sign)\n",
 		       path, name);
-	else if (a->skip != DURESS_ARMED)
+		return false;
+	}
+	if (a->skip != DURESS_ARMED) {
 		printf("%s/%s: SKIPPED: %s\n", path, name, duress_skip_reason(a->skip));
-	else
-		printf("%s/%s: ARMED%s%s\n", path, name,
-		       a->world_readable ? " (warning: readable by others)" : "",
-		       a->sig_world_readable
-			       ? " (warning: signature readable by others, who can guess offline)"
-			       : "");
-	return armed;
+		return false;
+	}
+	if ((broken = shebang_problem(dir, a, buf, sizeof(buf)))) {
+		printf("%s/%s: WILL FAIL: %s\n", path, name, broken);
+		return false;
+	}
+	printf("%s/%s: ARMED%s%s%s\n", path, name,
+	       a->legacy ? " (warning: weak legacy .sha256 signature, accepted by legacy_sha256: "
+			   "re-sign with duress sign)"
+			 : "",
+	       a->world_readable ? " (warning: readable by others)" : "",
+	       a->sig_world_readable ? " (warning: signature readable by others, who can guess offline)"
+				     : "");
+	return true;
 }
 
 /* Lists a loaded directory; returns the number of actions not armed. */
-static int report_dir(const char *path, const struct duress_dir *dir, int *actions)
+static int report_dir(const char *path, const struct duress_dir *dir, bool legacy_ok,
+		      int *actions)
 {
 	int bad = 0;
 
 	if (dir->n_actions == 0)
 		printf("%s: no actions\n", path);
 	for (size_t i = 0; i < dir->n_actions; i++) {
-		bad += !report_action(path, &dir->actions[i]);
+		bad += !report_action(path, dir, &dir->actions[i], legacy_ok);
 		*actions += dir->actions[i].skip != DURESS_NOT_AN_ACTION;
 	}
 	return bad;
@@ -111,26 +185,22 @@ static int report_dir(const char *path, const struct duress_dir *dir, int *actio
 
 /*
  * Returns the number of actions not armed (a bad directory counts as one);
- * adds the number of actions listed to *actions.  The caps are the scope's
- * defaults, those the module applies without options; files are opened with
- * as's rights (NULL: ours), as the module opens them.
+ * adds the number of actions listed to *actions.  The caps and legacy_sha256
+ * are the module line's; files are opened with as's rights (NULL: ours), as
+ * the module opens them.
  */
 static int check_dir(const char *path, enum duress_scope scope, uid_t owner,
-		     const struct duress_identity *as, int *actions)
+		     const struct duress_identity *as, const struct duress_opts *mo, int *actions)
 {
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
-	struct duress_caps caps;
+	const struct duress_caps *caps = scope == DURESS_SCOPE_USER ? &mo->user_caps : &mo->caps;
 	struct duress_dir dir;
 	int bad;
 	int r;
 
-	if (scope == DURESS_SCOPE_USER)
-		duress_user_caps_default(&caps);
-	else
-		duress_caps_default(&caps);
 	duress_escape(path, shown, sizeof(shown));
-	/* legacy_ok: list legacy signatures, but as not armed. */
-	r = duress_dir_load(&dir, path, scope, owner, &caps, true, as);
+	/* legacy_ok: list legacy signatures, armed only with legacy_sha256. */
+	r = duress_dir_load(&dir, path, scope, owner, caps, true, as);
 	if (r == -ENOENT) {
 		printf("%s: no such directory (no %s actions)\n", shown,
 		       scope == DURESS_SCOPE_GLOBAL ? "global" : "per-user");
@@ -157,13 +227,14 @@ static int check_dir(const char *path, enum duress_scope scope, uid_t owner,
 		duress_dir_free(&dir);
 		return 1;
 	}
-	bad = report_dir(shown, &dir, actions);
+	bad = report_dir(shown, &dir, mo->legacy_sha256, actions);
 	duress_dir_free(&dir);
 	return bad;
 }
 
 /* As the module does: another user's directory is read with that user's rights. */
-static int check_user_dir(const char *path, const struct passwd *pw, int *actions)
+static int check_user_dir(const char *path, const struct passwd *pw, const struct duress_opts *mo,
+			  int *actions)
 {
 	struct duress_identity as;
 	int bad;
@@ -176,12 +247,13 @@ static int check_user_dir(const char *path, const struct passwd *pw, int *action
 			strerror_r(-r, buf, sizeof(buf)));
 		return 1;
 	}
-	bad = check_dir(path, DURESS_SCOPE_USER, pw->pw_uid, &as, actions);
+	bad = check_dir(path, DURESS_SCOPE_USER, pw->pw_uid, &as, mo, actions);
 	duress_identity_free(&as);
 	return bad;
 }
 
-static int check_user(const struct check_opts *o, int *bad, int *actions)
+static int check_user(const struct check_opts *o, const struct duress_opts *mo, int *bad,
+		      int *actions)
 {
 	struct duress_passwd *p = NULL;
 	char path[PATH_MAX];
@@ -192,26 +264,382 @@ static int check_user(const struct check_opts *o, int *bad, int *actions)
 		fprintf(stderr, "duress: no such user: %s\n", o->user ? o->user : "(you)");
 		return -1;
 	}
-	if (!o->user_dir || !*o->user_dir) {
+	if (!*mo->user_dir) {
 		free(p);
 		return 0;
 	}
-	r = duress_expand_user_dir(o->user_dir, p->pw.pw_name, p->pw.pw_dir, path, sizeof(path));
+	if (mo->group && !duress_in_group(&p->pw, mo->group)) {
+		printf("%s is not in group=%s: the module skips their per-user actions\n",
+		       p->pw.pw_name, mo->group);
+		free(p);
+		return 0;
+	}
+	r = duress_expand_user_dir(mo->user_dir, p->pw.pw_name, p->pw.pw_dir, path, sizeof(path));
 	if (r < 0)
-		fprintf(stderr, "duress: --user-dir %s cannot be expanded for %s\n", o->user_dir,
+		fprintf(stderr, "duress: --user-dir %s cannot be expanded for %s\n", mo->user_dir,
 			p->pw.pw_name);
 	else
-		*bad += check_user_dir(path, &p->pw, actions);
+		*bad += check_user_dir(path, &p->pw, mo, actions);
 	free(p);
 	return r < 0 ? -1 : 0;
 }
 
+/* A pam_duress.so line's arguments, copied: the options of the directories' check. */
+struct module_line {
+	char at[PATH_MAX + 16]; /* FILE:LINE */
+	int argc;
+	char **argv;
+};
+
+struct stack_report {
+	const char *pam_dir;
+	struct module_line lines[MAX_MODULE_LINES];
+	size_t n_lines;
+	int bad; /* services whose stack is wrong */
+};
+
+static void module_line_free(struct module_line *m)
+{
+	for (int i = 0; i < m->argc; i++)
+		free(m->argv[i]);
+	free(m->argv);
+}
+
+/* Keeps the line's arguments once per distinct set; returns it, or NULL when full. */
+static const struct module_line *keep_line(struct stack_report *rep, const struct duress_pam_entry *e)
+{
+	struct module_line *m;
+
+	for (size_t i = 0; i < rep->n_lines; i++) {
+		bool same = rep->lines[i].argc == e->argc;
+
+		for (int a = 0; same && a < e->argc; a++)
+			same = strcmp(rep->lines[i].argv[a], e->argv[a]) == 0;
+		if (same)
+			return &rep->lines[i];
+	}
+	if (rep->n_lines == MAX_MODULE_LINES)
+		return NULL;
+	m = &rep->lines[rep->n_lines];
+	*m = (struct module_line){ .argv = calloc((size_t)e->argc + 1, sizeof(char *)) };
+	snprintf(m->at, sizeof(m->at), "%s:%u", e->file, e->line);
+	for (m->argc = 0; m->argv && m->argc < e->argc; m->argc++)
+		if (!(m->argv[m->argc] = strdup(e->argv[m->argc])))
+			break;
+	if (!m->argv || m->argc < e->argc) {
+		module_line_free(m);
+		return NULL;
+	}
+	rep->n_lines++;
+	return m;
+}
+
+/* The module line's own options, judged one by one as the module would. */
+static int report_options(const struct module_line *m)
+{
+	char shown[DURESS_ESCAPED_SIZE(256)];
+	int bad = 0;
+
+	for (int i = 0; i < m->argc; i++) {
+		struct duress_opts scratch;
+		enum duress_opt_verdict v;
+
+		duress_opts_default(&scratch);
+		v = duress_opts_apply(&scratch, m->argv[i], NULL);
+		if (v == DURESS_OPT_APPLIED)
+			continue;
+		duress_escape(m->argv[i], shown, sizeof(shown));
+		printf("%s: pam_duress.so: %s \"%s\": the module ignores it\n", m->at,
+		       v == DURESS_OPT_UNKNOWN ? "unknown option" : "bad value in option", shown);
+		bad++;
+	}
+	return bad;
+}
+
+/* The options the module takes from line m (NULL: none); they point into m. */
+static void module_opts(const struct module_line *m, struct duress_opts *o)
+{
+	const char **args;
+
+	duress_opts_default(o);
+	if (!m || !(args = calloc((size_t)m->argc + 1, sizeof(*args))))
+		return;
+	for (int i = 0; i < m->argc; i++)
+		args[i] = m->argv[i];
+	duress_opts_parse(o, m->argc, args, NULL);
+	free(args);
+}
+
+/* "FILE:LINE (module)", escaped. */
+#define ENTRY_NAME_SIZE (DURESS_ESCAPED_SIZE(PATH_MAX) + DURESS_ESCAPED_SIZE(256) + 128)
+
+static const char *entry_name(const struct duress_pam_entry *e, char *buf, size_t len)
+{
+	char at[DURESS_ESCAPED_SIZE(PATH_MAX)], mod[DURESS_ESCAPED_SIZE(256)];
+	const char *slash = e->module ? strrchr(e->module, '/') : NULL;
+
+	duress_escape(e->file, at, sizeof(at));
+	if (e->broken)
+		snprintf(buf, len, "%s:%u (a line PAM fails: %s)", at, e->line, e->broken);
+	else
+		snprintf(buf, len, "%s:%u (%s)", at, e->line,
+			 duress_escape(slash ? slash + 1 : e->module, mod, sizeof(mod)));
+	return buf;
+}
+
+static const char *culprit_words(enum duress_culprit how)
+{
+	switch (how) {
+	case DURESS_CULPRIT_ENDS:
+		return "ends the stack before it";
+	case DURESS_CULPRIT_JUMPS:
+		return "jumps over it";
+	case DURESS_CULPRIT_FAILS:
+		return "fails the stack, and nothing after it can undo that";
+	case DURESS_CULPRIT_BAD_JUMP:
+		return "jumps past the end of its stack";
+	default:
+		return "";
+	}
+}
+
+/* The files the auth lines come from, each once, in stack order. */
+static void print_auth_files(const struct duress_pam_stack *s)
+{
+	const struct duress_pam_entry **auth = calloc(s->n ? s->n : 1, sizeof(const struct duress_pam_entry *));
+	size_t n = auth ? duress_pam_auth(s, auth, s->n) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char name[DURESS_ESCAPED_SIZE(PATH_MAX)];
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = auth[j]->file == auth[i]->file;
+		if (!seen)
+			printf(" %s", duress_escape(auth[i]->file, name, sizeof(name)));
+	}
+	if (n == 0)
+		fputs(" none", stdout);
+	free(auth);
+}
+
+/* Says why a placement fails, after "service S: "; false if it is fine. */
+static bool placement_problem(const struct duress_pam_stack *s, const struct duress_pam_verdict *v)
+{
+	char module[ENTRY_NAME_SIZE], culprit[ENTRY_NAME_SIZE];
+
+	if (v->placement == DURESS_PLACED)
+		return false;
+	if (v->placement != DURESS_TOO_COMPLEX)
+		fputs("ERROR: ", stdout);
+	if (v->module)
+		entry_name(v->module, module, sizeof(module));
+	if (v->culprit)
+		entry_name(v->culprit, culprit, sizeof(culprit));
+	switch (v->placement) {
+	case DURESS_PLACED:
+		break;
+	case DURESS_NOT_IN_STACK:
+		printf("no pam_duress.so auth line (auth lines from:");
+		print_auth_files(s);
+		puts(")");
+		break;
+	case DURESS_NOT_AUTH:
+		printf("pam_duress.so is only on a non-auth line, %s: the module works only as auth\n",
+		       module);
+		break;
+	case DURESS_NEVER_REACHED:
+		printf("%s is never reached when the real password fails: %s %s\n", module,
+		       v->culprit ? culprit : "the stack", culprit_words(v->how));
+		break;
+	case DURESS_NEVER_SUCCEEDS:
+		if (v->how == DURESS_CULPRIT_NO_GRANT)
+			printf("%s is reached, but its success never ends in a login: nothing after it "
+			       "grants one (a jump is no success: land on pam_permit.so)\n",
+			       module);
+		else
+			printf("%s is reached, but its success never ends in a login: %s %s\n",
+			       module, v->culprit ? culprit : "the stack", culprit_words(v->how));
+		break;
+	case DURESS_TOO_COMPLEX:
+		printf("cannot check: more than %u outcome combinations of modules this check does "
+		       "not know\n",
+		       DURESS_PAM_MAX_RUNS);
+		break;
+	}
+	return true;
+}
+
+/*
+ * What the module line's options do on this service, once the placement is
+ * right.  services= leaving a service out is a choice (the README suggests
+ * leaving sshd out), so it is an error only for a service named with
+ * --service, whose user wants the module there.
+ */
+static bool report_placed(const char *service, bool named, const struct duress_pam_verdict *v,
+			  const struct duress_opts *mo)
+{
+	char module[ENTRY_NAME_SIZE];
+
+	if (!v->module)
+		return false;
+	entry_name(v->module, module, sizeof(module));
+	if (!duress_service_allowed(mo, service)) {
+		char name[DURESS_ESCAPED_SIZE(NAME_MAX)];
+
+		printf("%s: %s is reached, but its services= leaves %s out: the module ignores "
+		       "every password here\n",
+		       named ? "ERROR" : "OFF", module,
+		       duress_escape(service, name, sizeof(name)));
+		return !named;
+	}
+	if (duress_service_is_elevation(mo, service) && !mo->allow_root)
+		printf("OK: %s is reached; duress password refused here by design (allow_root off): "
+		       "the actions run, the answer is a wrong password's\n",
+		       module);
+	else if (mo->deny)
+		printf("OK: %s is reached; deny: a duress password runs the actions and is refused "
+		       "(silent alarm)\n",
+		       module);
+	else
+		printf("OK: %s is reached when the real password fails, and a duress password logs "
+		       "in\n",
+		       module);
+	return true;
+}
+
+/* Whose auth lines a service runs, when they are not its own. */
+static const char *service_note(const struct duress_pam_stack *s)
+{
+	const struct duress_pam_entry *first = NULL;
+
+	if (!s->service_file)
+		return " (no file of its own: other's stack)";
+	if (duress_pam_auth(s, &first, 1) == 1 && first->other)
+		return " (no auth lines of its own: other's)";
+	return "";
+}
+
+/*
+ * One service: one line (after its module line's option problems, said
+ * once).  named: the user asked for it with --service.
+ */
+static void check_service(struct stack_report *rep, const char *service, bool named)
+{
+	struct duress_pam_stack s;
+	struct duress_pam_verdict v;
+	const struct module_line *m = NULL;
+	struct duress_opts mo;
+	char shown[DURESS_ESCAPED_SIZE(NAME_MAX)];
+	size_t before = rep->n_lines;
+
+	duress_escape(service, shown, sizeof(shown));
+	if (duress_pam_load(&s, rep->pam_dir, service) < 0) {
+		char why[DURESS_ESCAPED_SIZE(sizeof(s.error))];
+
+		/* The reason quotes file names: data, escaped. */
+		printf("service %s: %s: %s\n", shown, s.pam_fails ? "ERROR" : "cannot check",
+		       duress_escape(s.error, why, sizeof(why)));
+		rep->bad++;
+		duress_pam_free(&s);
+		return;
+	}
+	duress_pam_judge(&s, &v);
+	if (v.module && v.module->type == DURESS_PAM_AUTH)
+		m = keep_line(rep, v.module);
+	if (m && rep->n_lines > before && report_options(m))
+		rep->bad++;
+	printf("service %s%s: ", shown, service_note(&s));
+	if (duress_pam_wrong_password_logs_in(&s)) {
+		/* Worse than any placement: say it first and alone. */
+		puts("ERROR: a wrong password logs in: the stack lets any password through (count "
+		     "the success= and default= jumps again)");
+		rep->bad++;
+	} else if (placement_problem(&s, &v)) {
+		rep->bad++;
+	} else {
+		module_opts(m, &mo);
+		rep->bad += !report_placed(service, named, &v, &mo);
+	}
+	duress_pam_free(&s);
+}
+
+/* Each service's line; -1 when the PAM directory cannot be listed. */
+static int check_stack(struct stack_report *rep, const struct check_opts *o)
+{
+	char *found[MAX_FOUND];
+	const char *const *services = o->services;
+	int n = (int)o->n_services;
+	char dir[DURESS_ESCAPED_SIZE(PATH_MAX)];
+
+	duress_escape(rep->pam_dir, dir, sizeof(dir));
+	if (n == 0) {
+		n = duress_pam_services(rep->pam_dir, found, MAX_FOUND);
+		if (n < 0) {
+			fprintf(stderr, "duress check: --pam-dir %s: %s\n", dir, strerror(-n));
+			return -1;
+		}
+		services = (const char *const *)found;
+		printf("PAM stack %s: checking the services whose auth includes common-auth:", dir);
+		for (int i = 0; i < n; i++) {
+			char name[DURESS_ESCAPED_SIZE(NAME_MAX)];
+
+			printf(" %s", duress_escape(found[i], name, sizeof(name)));
+		}
+		puts(n ? "" : " none (name one with --service)");
+		rep->bad += n == 0;
+	}
+	for (int i = 0; i < n; i++)
+		check_service(rep, services[i], o->n_services > 0);
+	for (int i = 0; services == (const char *const *)found && i < n; i++)
+		free(found[i]);
+	return 0;
+}
+
+/* The directories, as the module line m's options (NULL: the defaults) see them. */
+static int check_dirs(const struct check_opts *o, const struct module_line *m, int *bad,
+		      int *actions)
+{
+	struct duress_opts mo;
+
+	module_opts(m, &mo);
+	/* The command line wins over the module line. */
+	if (o->user_dir)
+		mo.user_dir = o->user_dir;
+	if (o->global_dir)
+		mo.global_dir = o->global_dir;
+	if (check_user(o, &mo, bad, actions) < 0)
+		return -1;
+	if (*mo.global_dir)
+		*bad += check_dir(mo.global_dir, DURESS_SCOPE_GLOBAL, 0, NULL, &mo, actions);
+	return 0;
+}
+
+static int check_all_dirs(const struct check_opts *o, const struct stack_report *rep, int *bad,
+			  int *actions)
+{
+	if (rep->n_lines == 0) {
+		if (*rep->pam_dir && !(o->user_dir && o->global_dir && !*o->user_dir && !*o->global_dir))
+			puts("no pam_duress.so line found: checking the module's default directories "
+			     "and caps");
+		return check_dirs(o, NULL, bad, actions);
+	}
+	for (size_t i = 0; i < rep->n_lines; i++) {
+		char at[DURESS_ESCAPED_SIZE(sizeof(rep->lines[i].at))];
+
+		if (rep->n_lines > 1)
+			printf("actions as %s sees them:\n",
+			       duress_escape(rep->lines[i].at, at, sizeof(at)));
+		if (check_dirs(o, &rep->lines[i], bad, actions) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int duress_cmd_check(int argc, char **argv)
 {
-	struct check_opts o = {
-		.global_dir = DURESS_GLOBAL_DIR,
-		.user_dir = DURESS_USER_DIR_DEFAULT,
-	};
+	struct check_opts o = { .pam_dir = PAM_DIR_DEFAULT };
+	struct stack_report rep = { 0 };
 	int status = 0, bad = 0, actions = 0;
 	int first = parse_check(&o, argc, argv, &status);
 
@@ -221,17 +649,104 @@ int duress_cmd_check(int argc, char **argv)
 		fputs("duress check: takes no operand; try 'duress check --help'\n", stderr);
 		return 2;
 	}
-	if (*o.global_dir && o.global_dir[0] != '/') {
+	if (o.global_dir && *o.global_dir && o.global_dir[0] != '/') {
 		fputs("duress check: --global-dir must be an absolute path\n", stderr);
 		return 2;
 	}
-	if (check_user(&o, &bad, &actions) < 0)
+	rep.pam_dir = o.pam_dir ? o.pam_dir : "";
+	if (*rep.pam_dir && check_stack(&rep, &o) < 0)
 		return 2;
-	if (*o.global_dir)
-		bad += check_dir(o.global_dir, DURESS_SCOPE_GLOBAL, 0, NULL, &actions);
+	status = check_all_dirs(&o, &rep, &bad, &actions) < 0 ? 2 : 0;
+	for (size_t i = 0; i < rep.n_lines; i++)
+		module_line_free(&rep.lines[i]);
+	if (status)
+		return status;
 	if (bad)
 		puts("not every action is armed");
 	else
 		puts(actions ? "every action is armed" : "no actions found");
-	return bad ? 1 : 0;
+	if (rep.bad)
+		puts("the PAM stack needs fixing (see the service lines above)");
+	return bad || rep.bad ? 1 : 0;
+}
+
+/* Every module line of the common-auth services, as check_stack() finds them. */
+static void collect_lines(struct stack_report *rep)
+{
+	char *found[MAX_FOUND];
+	int n = duress_pam_services(rep->pam_dir, found, MAX_FOUND);
+
+	for (int i = 0; i < n; i++) {
+		struct duress_pam_stack s;
+		struct duress_pam_verdict v;
+
+		if (duress_pam_load(&s, rep->pam_dir, found[i]) == 0) {
+			duress_pam_judge(&s, &v);
+			if (v.module && v.module->type == DURESS_PAM_AUTH)
+				(void)keep_line(rep, v.module);
+		}
+		duress_pam_free(&s);
+		free(found[i]);
+	}
+}
+
+static bool same_dir(const struct stat *dir, const char *path)
+{
+	struct stat st;
+
+	return *path && stat(path, &st) == 0 && st.st_dev == dir->st_dev && st.st_ino == dir->st_ino;
+}
+
+/* Whether dir is the user_dir= of uid's account under these options. */
+static bool is_user_dir(const struct stat *dir, const struct duress_opts *mo, uid_t uid)
+{
+	struct duress_passwd *p = NULL;
+	char path[PATH_MAX];
+	bool is = false;
+
+	if (*mo->user_dir && duress_getpw(NULL, uid, &p) == 0 && p &&
+	    duress_expand_user_dir(mo->user_dir, p->pw.pw_name, p->pw.pw_dir, path, sizeof(path)) == 0)
+		is = same_dir(dir, path);
+	free(p);
+	return is;
+}
+
+static bool module_reads(const struct stat *dir, const struct module_line *m, uid_t owner)
+{
+	struct duress_opts mo;
+
+	module_opts(m, &mo);
+	return same_dir(dir, mo.global_dir) || is_user_dir(dir, &mo, owner) ||
+	       is_user_dir(dir, &mo, getuid());
+}
+
+void duress_warn_unread_dir(const char *path, int dir_fd, uid_t owner, const char *pam_dir)
+{
+	struct stack_report rep = { .pam_dir = pam_dir ? pam_dir : PAM_DIR_DEFAULT };
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], src[DURESS_ESCAPED_SIZE(PATH_MAX + 16)];
+	char udir[DURESS_ESCAPED_SIZE(PATH_MAX)], gdir[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	const struct module_line *first;
+	struct duress_opts mo;
+	struct stat dir;
+	bool read = false;
+
+	if (fstat(dir_fd, &dir) < 0)
+		return;
+	collect_lines(&rep);
+	for (size_t i = 0; i < rep.n_lines && !read; i++)
+		read = module_reads(&dir, &rep.lines[i], owner);
+	if (rep.n_lines == 0)
+		read = module_reads(&dir, NULL, owner);
+	first = rep.n_lines ? &rep.lines[0] : NULL;
+	module_opts(first, &mo);
+	if (!read)
+		fprintf(stderr,
+			"duress: %s: warning: not in a directory the module reads (user_dir=%s, "
+			"global_dir=%s%s%s in %s)\n",
+			duress_escape(path, shown, sizeof(shown)),
+			duress_escape(mo.user_dir, udir, sizeof(udir)),
+			duress_escape(mo.global_dir, gdir, sizeof(gdir)), first ? ", from " : ": the module's defaults, no pam_duress.so line",
+			first ? duress_escape(first->at, src, sizeof(src)) : "", rep.pam_dir);
+	for (size_t i = 0; i < rep.n_lines; i++)
+		module_line_free(&rep.lines[i]);
 }

@@ -8,3 +8,14 @@
  * a usage error.
  */
 int duress_cmd_check(int argc, char **argv);
+
+#include <sys/types.h>
+
+/*
+ * After `duress sign`: one warning line on stderr when dir_fd (the directory
+ * path was signed in) is none the module reads: the global_dir= or the
+ * user_dir= (expanded for owner and for the signing user) of the
+ * pam_duress.so lines of pam_dir's common-auth services (NULL: /etc/pam.d),
+ * or the module's defaults when no line is found; it says which.
+ */
+void duress_warn_unread_dir(const char *path, int dir_fd, uid_t owner, const char *pam_dir);

@@ -32,14 +32,17 @@ static void usage(FILE *out)
 	fputs("Usage: duress COMMAND [OPTION]... ARG...\n"
 	      "\n"
 	      "Commands:\n"
-	      "  sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N] FILE...\n"
+	      "  sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N]\n"
+	      "       [--pam-dir DIR] FILE...\n"
 	      "        bind a duress password to each action FILE, writing FILE.sig\n"
 	      "  verify [--stdin] FILE\n"
 	      "        say whether a password matches FILE's signature (runs nothing);\n"
 	      "        exit 0 on a match, 1 on no match, 2 on error\n"
 	      "  check [--user USER] [--global-dir DIR] [--user-dir TEMPLATE]\n"
-	      "        list every action with ARMED or why the module will skip it;\n"
-	      "        exit 0 only if every action is armed\n"
+	      "        [--service NAME]... [--pam-dir DIR]\n"
+	      "        say whether each service's PAM stack reaches the module, and list\n"
+	      "        every action with ARMED or why the module will skip it;\n"
+	      "        exit 0 only if every stack is right and every action is armed\n"
 	      "  test [--stdin] [--service NAME] USER\n"
 	      "        a real PAM authentication and account check, said in words\n"
 	      "\n"
@@ -53,8 +56,11 @@ static void usage(FILE *out)
 	      "  --user USER          check: whose per-user directory (default: yours)\n"
 	      "  --global-dir DIR     check: the global directory (\"\" skips it)\n"
 	      "  --user-dir TEMPLATE  check: the per-user directory, %h = home, %u = user\n"
-	      "  --service NAME       test: the PAM service, a file in /etc/pam.d\n"
+	      "  --service NAME       check: a PAM service to read (default: those that\n"
+	      "                       include common-auth); test: the PAM service\n"
 	      "                       (default login)\n"
+	      "  --pam-dir DIR        sign, check: where the PAM stack is read\n"
+	      "                       (default /etc/pam.d; \"\" for check: do not read it)\n"
 	      "  -h, --help           show this help; after a COMMAND, that command's help\n"
 	      "  --version            show the version\n"
 	      "\n"
@@ -79,6 +85,8 @@ static void sign_usage(FILE *out)
 	      "  --memlimit BYTES Argon2id memory for a new salt (K, M, G suffixes);\n"
 	      "                   by default the directory's salt and cost are reused\n"
 	      "  --opslimit N     Argon2id passes for a new salt\n"
+	      "  --pam-dir DIR    where the PAM stack is read to learn which directories\n"
+	      "                   the module reads (default /etc/pam.d)\n"
 	      "  -h, --help       show this help\n"
 	      "\n"
 	      "Exit 0 when every FILE was signed, 1 otherwise, 2 on bad usage.\n",
@@ -100,13 +108,14 @@ static void verify_usage(FILE *out)
 	      out);
 }
 
-enum { OPT_STDIN = 256, OPT_ALSO, OPT_MEMLIMIT, OPT_OPSLIMIT, OPT_VERSION };
+enum { OPT_STDIN = 256, OPT_ALSO, OPT_MEMLIMIT, OPT_OPSLIMIT, OPT_VERSION, OPT_PAM_DIR };
 
 static const struct option sign_options[] = {
 	{ "stdin", no_argument, NULL, OPT_STDIN },
 	{ "also", required_argument, NULL, OPT_ALSO },
 	{ "memlimit", required_argument, NULL, OPT_MEMLIMIT },
 	{ "opslimit", required_argument, NULL, OPT_OPSLIMIT },
+	{ "pam-dir", required_argument, NULL, OPT_PAM_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -157,6 +166,9 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 				*status = 2;
 				return -1;
 			}
+			break;
+		case OPT_PAM_DIR:
+			c->sign.pam_dir = optarg;
 			break;
 		case 'h':
 			(for_sign ? sign_usage : verify_usage)(stdout);

@@ -12,6 +12,7 @@
 
 #include <sodium.h>
 
+#include "cli/check.h"
 #include "cli/realpw.h"
 #include "core/actions.h"
 #include "core/auth.h"
@@ -540,6 +541,7 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 	printf("%s: signed (%s%s)\n", duress_escape(path, shown, sizeof(shown)),
 	       duress_escape(f.name, name, sizeof(name)), DURESS_SIG_SUFFIX);
 	report_state(&f, &view);
+	duress_warn_unread_dir(path, f.dir_fd, f.st.st_uid, opts->pam_dir);
 	r = 0;
 out:
 	/* One place wipes the key, whichever way the function ends. */

@@ -101,8 +101,16 @@ static uint64_t *cap_field(struct duress_caps *caps, const struct size_option *s
 	return (uint64_t *)((char *)caps + so->offset);
 }
 
+/* Logs why an argument is ignored; a NULL log (duress check) only wants the verdict. */
+#define REJECT(lg, ...)                                        \
+	do {                                                   \
+		if (lg)                                        \
+			duress_log((lg), LOG_ERR, __VA_ARGS__); \
+	} while (0)
+
 /* max_*= sets the global caps, user_max_*= the per-user ones: one table for both. */
-static bool parse_size_option(struct duress_opts *o, const char *arg, struct duress_log *lg)
+static enum duress_opt_verdict parse_size_option(struct duress_opts *o, const char *arg,
+						 struct duress_log *lg)
 {
 	bool user = strncmp(arg, USER_PREFIX, strlen(USER_PREFIX)) == 0;
 	const char *key = user ? arg + strlen(USER_PREFIX) : arg;
@@ -115,13 +123,13 @@ static bool parse_size_option(struct duress_opts *o, const char *arg, struct dur
 		if (strncmp(key, so->name, n) != 0)
 			continue;
 		if (duress_parse_size(key + n, so->max, &v) < 0 || v < so->min) {
-			duress_log(lg, LOG_ERR, "bad value in option \"%s\", ignoring", arg);
-			return true;
+			REJECT(lg, "bad value in option \"%s\", ignoring", arg);
+			return DURESS_OPT_BAD_VALUE;
 		}
 		*cap_field(user ? &o->user_caps : &o->caps, so) = v;
-		return true;
+		return DURESS_OPT_APPLIED;
 	}
-	return false;
+	return DURESS_OPT_UNKNOWN;
 }
 
 /*
@@ -168,24 +176,27 @@ static const char *value_of(const char *arg, const char *key)
 	return strncmp(arg, key, n) == 0 ? arg + n : NULL;
 }
 
-static bool parse_string(struct duress_opts *o, const char *arg, struct duress_log *lg)
+static enum duress_opt_verdict parse_string(struct duress_opts *o, const char *arg,
+					    struct duress_log *lg)
 {
 	const char *v;
 
 	if ((v = value_of(arg, "global_dir="))) {
-		if (*v && *v != '/')
-			duress_log(lg, LOG_ERR, "global_dir must be absolute: \"%s\", ignoring", v);
-		else
-			o->global_dir = v;
+		if (*v && *v != '/') {
+			REJECT(lg, "global_dir must be absolute: \"%s\", ignoring", v);
+			return DURESS_OPT_BAD_VALUE;
+		}
+		o->global_dir = v;
 	} else if ((v = value_of(arg, "user_dir="))) {
 		o->user_dir = v;
 	} else if ((v = value_of(arg, "group="))) {
 		o->group = *v ? v : NULL;
 	} else if ((v = value_of(arg, "runner="))) {
-		if (*v != '/')
-			duress_log(lg, LOG_ERR, "runner must be absolute: \"%s\", ignoring", v);
-		else
-			o->runner = v;
+		if (*v != '/') {
+			REJECT(lg, "runner must be absolute: \"%s\", ignoring", v);
+			return DURESS_OPT_BAD_VALUE;
+		}
+		o->runner = v;
 	} else if ((v = value_of(arg, "services="))) {
 		o->services = v;
 	} else if ((v = value_of(arg, "elevation_services="))) {
@@ -195,32 +206,43 @@ static bool parse_string(struct duress_opts *o, const char *arg, struct duress_l
 	} else if ((v = value_of(arg, "wait="))) {
 		uint64_t secs;
 
-		if (duress_parse_size(v, DURESS_MAX_WAIT, &secs) < 0 || strpbrk(v, "KMG"))
-			duress_log(lg, LOG_ERR, "bad value in option \"%s\", ignoring", arg);
-		else
-			o->wait_seconds = (unsigned)secs;
+		if (duress_parse_size(v, DURESS_MAX_WAIT, &secs) < 0 || strpbrk(v, "KMG")) {
+			REJECT(lg, "bad value in option \"%s\", ignoring", arg);
+			return DURESS_OPT_BAD_VALUE;
+		}
+		o->wait_seconds = (unsigned)secs;
 	} else {
-		return false;
+		return DURESS_OPT_UNKNOWN;
 	}
-	return true;
+	return DURESS_OPT_APPLIED;
+}
+
+enum duress_opt_verdict duress_opts_apply(struct duress_opts *o, const char *arg,
+					  struct duress_log *lg)
+{
+	enum duress_opt_verdict v;
+
+	if (parse_flag(o, arg))
+		return DURESS_OPT_APPLIED;
+	v = parse_string(o, arg, lg);
+	if (v == DURESS_OPT_UNKNOWN)
+		v = parse_size_option(o, arg, lg);
+	if (v == DURESS_OPT_UNKNOWN)
+		REJECT(lg, "unknown option \"%s\", ignoring", arg);
+	return v;
 }
 
 void duress_opts_parse(struct duress_opts *o, int argc, const char **argv, struct duress_log *lg)
 {
 	/* debug and quiet change how the other options are reported: look first. */
-	for (int i = 0; i < argc; i++) {
+	for (int i = 0; lg && i < argc; i++) {
 		if (strcmp(argv[i], "debug") == 0)
 			o->debug = lg->debug = true;
 		else if (strcmp(argv[i], "quiet") == 0)
 			o->quiet = lg->quiet = true;
 	}
-	for (int i = 0; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (parse_flag(o, arg) || parse_string(o, arg, lg) || parse_size_option(o, arg, lg))
-			continue;
-		duress_log(lg, LOG_ERR, "unknown option \"%s\", ignoring", arg);
-	}
+	for (int i = 0; i < argc; i++)
+		(void)duress_opts_apply(o, argv[i], lg);
 	clamp_user_caps(o);
 }
 

@@ -77,8 +77,20 @@ void duress_opts_default(struct duress_opts *o);
 /*
  * Fills *o from module arguments.  Unknown or malformed options are logged
  * ("…, ignoring") and leave the default in place, as Linux-PAM modules do.
+ * lg NULL logs nothing (duress check reports them itself).
  */
 void duress_opts_parse(struct duress_opts *o, int argc, const char **argv, struct duress_log *lg);
+
+/* What became of one module argument. */
+enum duress_opt_verdict {
+	DURESS_OPT_APPLIED,
+	DURESS_OPT_UNKNOWN,   /* no such option (a misspelling: servces=) */
+	DURESS_OPT_BAD_VALUE, /* a known option whose value is malformed or out of range */
+};
+
+/* Applies one argument as duress_opts_parse() does (without the user caps' clamp). */
+enum duress_opt_verdict duress_opts_apply(struct duress_opts *o, const char *arg,
+					  struct duress_log *lg);
 
 bool duress_service_allowed(const struct duress_opts *o, const char *service);
 /* Whether service is in elevation_services= (sudo, pkexec...); NULL is not. */

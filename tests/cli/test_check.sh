@@ -44,7 +44,7 @@ new_action companion && duress sign --stdin --memlimit 8K --opslimit 1 --also "$
 rm "$T/companion.conf"
 printf 'notes\n' >"$D/notes.txt" && chmod 600 "$D/notes.txt"
 
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
 expect armed "ARMED"
@@ -63,10 +63,10 @@ expect sigw "SKIPPED: signature is writable by group or others"
 expect siglink "SKIPPED: signature is not a regular file"
 expect readable "ARMED (warning: readable by others)"
 chmod 644 "$D/armed.sig"
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 expect armed "ARMED (warning: signature readable by others, who can guess offline)"
 chmod 600 "$D/armed.sig"
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 expect companion "SKIPPED: a companion file (--also) is missing or unreadable"
 expect notes.txt "ignored: not an action (neither executable nor signed)"
 if [ $rc -eq 1 ]; then ok "exit 1 when an action is not armed"; else not_ok "exit $rc, expected 1"; fi
@@ -78,7 +78,7 @@ mkdir -m 700 "$D"
 new_action one && sign "$D/one"
 new_action two && sign "$D/two"
 printf 'data\n' >"$D/data" && chmod 600 "$D/data"
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 rc=$?
 expect one "ARMED"
 if [ $rc -eq 0 ]; then ok "exit 0 when every action is armed"; else not_ok "exit $rc on a clean directory"; fi
@@ -97,11 +97,11 @@ for i in 1 2 3 4 5; do
 	duress sign --stdin --memlimit $((8 * i))K --opslimit 1 "$T/apart/s$i" >/dev/null 2>&1 <<<"Check-pw-1"
 	mv "$T/apart/s$i" "$T/apart/s$i.sig" "$D/"
 done
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 expect s2 "ARMED"
 expect s3 "SKIPPED: too many different salts or costs in the directory"
 if [ "$(id -u)" -eq 0 ]; then
-	out=$(duress check --user-dir "" --global-dir "$D" 2>&1)
+	out=$(duress check --pam-dir "" --user-dir "" --global-dir "$D" 2>&1)
 	expect s4 "ARMED"
 	expect s5 "SKIPPED: too many different salts or costs in the directory"
 else
@@ -114,7 +114,7 @@ D=$T/ucost
 mkdir -m 700 "$D"
 new_action heavy && printf '$duress$v=1$m=65537,t=1,p=1$EREREREREREREREREREREQ$IiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiI$MzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzM\n' >"$D/heavy.sig" && chmod 600 "$D/heavy.sig"
 new_action passes && printf '$duress$v=1$m=8,t=3,p=1$EREREREREREREREREREREQ$IiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiI$MzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzMzM\n' >"$D/passes.sig" && chmod 600 "$D/passes.sig"
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 expect heavy "SKIPPED: signature cost is over the module's cap"
 expect passes "SKIPPED: signature cost is over the module's cap"
 
@@ -124,7 +124,7 @@ mkdir -m 700 "$D"
 forged=$'x\nsshd[1]: Accepted password for root from 1.2.3.4'
 printf '#!/bin/sh\n' >"$D/$forged" && chmod 700 "$D/$forged"
 printf '#!/bin/sh\n' >"$D/"$'red\e[31m' && chmod 700 "$D/"$'red\e[31m'
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 echo "$out" | sed 's/^/# /' | cat -v
 check "a newline in a name: one line, escaped" test "$(grep -c 'sshd\[1\]' <<<"$out")" -eq 1 -a "$(grep -cF "$D/x\\x0asshd[1]: Accepted password for root from 1.2.3.4: SKIPPED: no signature" <<<"$out")" -eq 1
 check "an ESC in a name never reaches the terminal" test -z "$(tr -d -c '\033' <<<"$out")" -a -n "$(grep -F 'red\x1b[31m: SKIPPED' <<<"$out")"
@@ -132,14 +132,14 @@ check "an ESC in a name never reaches the terminal" test -z "$(tr -d -c '\033' <
 # Whole-directory problems.
 D=$T/worldw
 mkdir -m 777 "$D"
-out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 rc=$?
 if grep -qx "$D: SKIPPED (whole directory): bad owner, or writable by group or others" <<<"$out" && [ $rc -eq 1 ]; then
 	ok "world-writable directory: whole directory skipped, exit 1"
 else
 	not_ok "world-writable directory: got '$out' (exit $rc)"
 fi
-out=$(duress check --user-dir "$T/missing" --global-dir "" 2>&1)
+out=$(duress check --pam-dir "" --user-dir "$T/missing" --global-dir "" 2>&1)
 rc=$?
 if grep -qx "$T/missing: no such directory (no per-user actions)" <<<"$out" && grep -qx "no actions found" <<<"$out" && [ $rc -eq 0 ]; then
 	ok "missing directory: said, exit 0"
@@ -149,7 +149,7 @@ fi
 if [ "$(id -u)" -eq 0 ]; then
 	D=$T/private
 	mkdir -m 700 "$D"
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --user-dir "$D" --global-dir "" 2>&1)
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 	rc=$?
 	if grep -qx "$D: SKIPPED (whole directory): Permission denied" <<<"$out" && [ $rc -eq 1 ]; then
 		ok "unreadable directory: said, exit 1"
@@ -159,14 +159,14 @@ if [ "$(id -u)" -eq 0 ]; then
 	D=$T/owner
 	mkdir -m 755 "$D"
 	new_action theirs && sign "$D/theirs" && chown 65534 "$D/theirs"
-	out=$(duress check --user-dir "$D" --global-dir "" 2>&1)
+	out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 	expect theirs "SKIPPED: bad owner"
 	mkdir -m 700 "$T/global"
 	D=$T/global
 	new_action g && sign "$D/g"
-	out=$(duress check --user-dir "" --global-dir "$D" 2>&1)
+	out=$(duress check --pam-dir "" --user-dir "" --global-dir "$D" 2>&1)
 	expect g "ARMED"
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --user-dir "" --global-dir "$D" 2>&1)
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --pam-dir "" --user-dir "" --global-dir "$D" 2>&1)
 	rc=$?
 	if grep -qx "$D: not readable by you (run duress check as root to see global actions)" <<<"$out" && [ $rc -eq 0 ]; then
 		ok "global directory unreadable by a user: said, not a failure"
@@ -179,6 +179,165 @@ else
 	skip "global directory owned by root (needs root)"
 	skip "global directory unreadable by a user (needs root)"
 fi
+
+# --- the PAM stack ----------------------------------------------------------------
+# stack NAME COMMON-AUTH: a PAM directory whose sshd, sudo and login include
+# that common-auth (printf %b: \n and \t), and whose other denies.
+stack() {
+	P=$T/pam-$1
+	mkdir -p "$P"
+	printf '%b' "$2" >"$P/common-auth"
+	for s in sshd sudo login; do echo "@include common-auth" >"$P/$s"; done
+	printf 'auth required pam_deny.so\n' >"$P/other"
+}
+run_check() { out=$(duress check --pam-dir "$P" "$@" 2>&1); rc=$?; echo "$out" | sed 's/^/# /'; }
+# has DESCRIPTION EXIT LINE: the output has exactly LINE, and the exit status is EXIT.
+has() {
+	if grep -qxF -- "$3" <<<"$out" && [ "$rc" -eq "$2" ]; then
+		ok "$1"
+	else
+		not_ok "$1: expected '$3' and exit $2, got exit $rc"
+	fi
+}
+NODIRS=(--user-dir "" --global-dir "")
+TYPICAL='auth\t[success=2 default=ignore]\tpam_unix.so nullok\nauth\t[success=1 default=ignore]\tpam_duress.so\nauth\trequisite\tpam_deny.so\nauth\trequired\tpam_permit.so\n'
+
+stack typical "$TYPICAL"
+run_check "${NODIRS[@]}"
+has "typical stack: services found through common-auth" 0 "PAM stack $P: checking the services whose auth includes common-auth: login sshd sudo"
+has "typical stack: sshd reaches the module" 0 "service sshd: OK: common-auth:2 (pam_duress.so) is reached when the real password fails, and a duress password logs in"
+has "typical stack: sudo refuses by design" 0 "service sudo: OK: common-auth:2 (pam_duress.so) is reached; duress password refused here by design (allow_root off): the actions run, the answer is a wrong password's"
+printf 'account required pam_permit.so\n' >"$P/chfn"
+run_check --service sshd --service nowhere --service chfn "${NODIRS[@]}"
+has "a service without auth lines gets other's" 1 "service chfn (no auth lines of its own: other's): ERROR: no pam_duress.so auth line (auth lines from: other)"
+has "a service without a file gets other's stack" 1 "service nowhere (no file of its own: other's stack): ERROR: no pam_duress.so auth line (auth lines from: other)"
+check "--service: only the services named" test "$(grep -c '^service ' <<<"$out")" -eq 3
+
+stack missing 'auth\t[success=1 default=ignore]\tpam_unix.so nullok\nauth\trequisite\tpam_deny.so\nauth\trequired\tpam_permit.so\n'
+run_check "${NODIRS[@]}"
+has "module missing" 1 "service sshd: ERROR: no pam_duress.so auth line (auth lines from: common-auth)"
+has "module missing: the summary says so" 1 "the PAM stack needs fixing (see the service lines above)"
+
+stack die 'auth [success=1 default=die] pam_unix.so\nauth sufficient pam_duress.so\nauth required pam_permit.so\n'
+run_check "${NODIRS[@]}"
+has "pam_unix default=die: never reached" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is never reached when the real password fails: common-auth:1 (pam_unix.so) ends the stack before it"
+
+stack deny 'auth required pam_unix.so\nauth requisite pam_deny.so\nauth sufficient pam_duress.so\n'
+run_check "${NODIRS[@]}"
+has "requisite pam_deny before it: never reached" 1 "service sshd: ERROR: common-auth:3 (pam_duress.so) is never reached when the real password fails: common-auth:2 (pam_deny.so) ends the stack before it"
+
+stack jump 'auth [success=3 default=2] pam_unix.so\nauth [success=2 default=ignore] pam_duress.so\nauth requisite pam_deny.so\nauth required pam_deny.so\nauth required pam_permit.so\n'
+run_check "${NODIRS[@]}"
+has "a jump over it" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is never reached when the real password fails: common-auth:1 (pam_unix.so) jumps over it"
+
+stack account 'auth [success=1 default=ignore] pam_unix.so\nauth requisite pam_deny.so\nauth required pam_permit.so\naccount required pam_duress.so\n'
+run_check "${NODIRS[@]}"
+has "only on a non-auth line" 1 "service sshd: ERROR: pam_duress.so is only on a non-auth line, common-auth:4 (pam_duress.so): the module works only as auth"
+
+stack optional 'auth [success=1 default=ignore] pam_unix.so\nauth optional pam_duress.so\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
+run_check "${NODIRS[@]}"
+has "optional, then requisite pam_deny: never a login" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its success never ends in a login: common-auth:3 (pam_deny.so) fails the stack, and nothing after it can undo that"
+
+stack landing 'auth [success=3 default=ignore] pam_unix.so\nauth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
+run_check "${NODIRS[@]}"
+has "success=1 lands on pam_deny" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its success never ends in a login: common-auth:4 (pam_deny.so) fails the stack, and nothing after it can undo that"
+
+stack nogrant 'auth [success=2 default=ignore] pam_unix.so\nauth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\n'
+run_check "${NODIRS[@]}"
+has "a jump to the end is no login" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its success never ends in a login: nothing after it grants one (a jump is no success: land on pam_permit.so)"
+
+stack anyone 'auth [success=2 default=2] pam_unix.so\nauth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
+run_check "${NODIRS[@]}"
+has "a stack that lets any password in" 1 "service sshd: ERROR: a wrong password logs in: the stack lets any password through (count the success= and default= jumps again)"
+
+stack before 'auth [success=done default=ignore] pam_duress.so\nauth [success=1 default=ignore] pam_unix.so nullok try_first_pass\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
+run_check "${NODIRS[@]}"
+has "before pam_unix is valid" 0 "service sshd: OK: common-auth:1 (pam_duress.so) is reached when the real password fails, and a duress password logs in"
+
+stack misspelt "${TYPICAL/pam_duress.so/pam_duress.so servces=sshd wait=900}"
+run_check "${NODIRS[@]}"
+has "misspelt servces=: said once, exit 1" 1 'common-auth:2: pam_duress.so: unknown option "servces=sshd": the module ignores it'
+has "malformed wait=900: said" 1 'common-auth:2: pam_duress.so: bad value in option "wait=900": the module ignores it'
+check "an option problem is said once, not per service" test "$(grep -c 'servces=' <<<"$out")" -eq 1
+
+stack services "${TYPICAL/pam_duress.so/pam_duress.so services=login}"
+run_check "${NODIRS[@]}"
+has "services= leaving sshd out by choice: a note, exit 0" 0 "service sshd: OFF: common-auth:2 (pam_duress.so) is reached, but its services= leaves sshd out: the module ignores every password here"
+run_check --service sshd "${NODIRS[@]}"
+has "services= leaving out a service named with --service: an error" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its services= leaves sshd out: the module ignores every password here"
+run_check --service login "${NODIRS[@]}"
+has "services= that names the service" 0 "service login: OK: common-auth:2 (pam_duress.so) is reached when the real password fails, and a duress password logs in"
+
+stack allowroot "${TYPICAL/pam_duress.so/pam_duress.so allow_root}"
+run_check --service sudo "${NODIRS[@]}"
+has "allow_root: sudo passes" 0 "service sudo: OK: common-auth:2 (pam_duress.so) is reached when the real password fails, and a duress password logs in"
+
+stack broken "${TYPICAL}auth optional pam_cap.so \\\\\n"
+run_check --service sshd "${NODIRS[@]}"
+has "a trailing backslash: PAM cannot load it" 1 "service sshd: ERROR: Linux-PAM cannot load this stack, every login fails: common-auth:5: its file ends inside a continued line (a trailing backslash)"
+stack atinclude 'auth required pam_permit.so\n@include common-nothere\n'
+run_check --service sshd "${NODIRS[@]}"
+has "@include of a missing file" 1 "service sshd: ERROR: Linux-PAM cannot load this stack, every login fails: common-auth:2: @include common-nothere: its file cannot be opened"
+stack include "$TYPICAL"
+printf 'auth include common-gone\n@include common-auth\n' >"$P/sshd"
+run_check --service sshd "${NODIRS[@]}"
+has "a missing include fails the stack" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its success never ends in a login: sshd:1 (a line PAM fails: its file cannot be opened) fails the stack, and nothing after it can undo that"
+head -c 70000 /dev/zero | tr '\0' '#' >"$P/sshd"
+run_check --service sshd "${NODIRS[@]}"
+has "a file over 64 KiB: one line" 1 "service sshd: cannot check: sshd: larger than 64 KiB"
+
+out=$(duress check --pam-dir "$T/no-such-dir" 2>&1)
+rc=$?
+check "--pam-dir that does not exist: one line, exit 2" test $rc -eq 2 -a "$(wc -l <<<"$out")" -eq 1 -a -n "$(grep -F "duress check: --pam-dir $T/no-such-dir: No such file or directory" <<<"$out")"
+
+# The module line's options choose the directories, caps and legacy_sha256.
+SD=$T/stackdir
+mkdir -m 700 "$SD"
+D=$SD
+new_action mine && sign "$SD/mine"
+printf '#!/bin/sh\n# a long script, over a tiny cap\n' >"$SD/long" && chmod 700 "$SD/long" && sign "$SD/long"
+new_action old && head -c 32 /dev/urandom >"$SD/old.sha256" && chmod 600 "$SD/old.sha256"
+stack dirs "${TYPICAL/pam_duress.so/pam_duress.so user_dir=$SD global_dir=$T/g user_max_size=40 legacy_sha256}"
+mkdir -m 700 "$T/g"
+run_check --service sshd
+expect_in() { if grep -qxF -- "$2" <<<"$out"; then ok "$1"; else not_ok "$1: no line '$2'"; fi; }
+expect_in "user_dir= of the module line is checked" "$SD/mine: ARMED"
+expect_in "user_max_size= of the module line applies" "$SD/long: SKIPPED: too large (max_size=)"
+expect_in "legacy_sha256 of the module line arms a legacy signature" "$SD/old: ARMED (warning: weak legacy .sha256 signature, accepted by legacy_sha256: re-sign with duress sign)"
+check "global_dir= of the module line is checked" grep -q "^$T/g: " <<<"$out"
+run_check --service sshd --user-dir "$T/nouser" --global-dir ""
+expect_in "--user-dir wins over the module line" "$T/nouser: no such directory (no per-user actions)"
+check "--global-dir \"\" wins over the module line" test -z "$(grep "^$T/g" <<<"$out")"
+
+# An armed script whose #! line cannot start it.
+D=$T/shebang
+mkdir -m 700 "$D"
+printf '#!/nonexistent/sh\necho x\n' >"$D/nointerp" && chmod 700 "$D/nointerp" && sign "$D/nointerp"
+printf '#!/bin/sh\r\necho x\r\n' >"$D/crlf" && chmod 700 "$D/crlf" && sign "$D/crlf"
+printf 'echo x\n' >"$T/notexec" && chmod 644 "$T/notexec"
+printf '#!%s\necho x\n' "$T/notexec" >"$D/noexec" && chmod 700 "$D/noexec" && sign "$D/noexec"
+new_action fine && sign "$D/fine"
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
+rc=$?
+expect nointerp "WILL FAIL: its #! interpreter /nonexistent/sh does not exist"
+expect crlf "WILL FAIL: its #! line ends with a CR (Windows line ends): remove it and sign again"
+expect noexec "WILL FAIL: its #! interpreter $T/notexec is not executable"
+expect fine "ARMED"
+check "a script that will not start: exit 1" test $rc -eq 1
+
+# duress sign warns when the file is in no directory the module reads.
+stack signdirs "${TYPICAL/pam_duress.so/pam_duress.so user_dir=$SD}"
+mkdir -m 700 "$T/elsewhere"
+D=$T/elsewhere
+new_action lost
+err=$(duress sign --pam-dir "$P" --stdin --memlimit 8K --opslimit 1 "$D/lost" 2>&1 >/dev/null <<<"Check-pw-1")
+rc=$?
+check "sign outside user_dir=: one warning line naming the module line, still signed" test $rc -eq 0 -a -e "$D/lost.sig" -a "$err" = "duress: $D/lost: warning: not in a directory the module reads (user_dir=$SD, global_dir=/etc/duress.d, from common-auth:2 in $P)"
+err=$(duress sign --pam-dir "$P" --stdin --memlimit 8K --opslimit 1 "$SD/mine" 2>&1 >/dev/null <<<"Check-pw-1")
+check "sign in the module line's user_dir=: no warning" test -z "$err"
+stack signdefaults 'auth required pam_unix.so\n'
+err=$(duress sign --pam-dir "$P" --stdin --memlimit 8K --opslimit 1 "$D/lost" 2>&1 >/dev/null <<<"Check-pw-1")
+check "sign with no module line: the defaults, said" test "$err" = "duress: $D/lost: warning: not in a directory the module reads (user_dir=%h/.duress, global_dir=/etc/duress.d: the module's defaults, no pam_duress.so line in $P)"
 
 # Usage errors.
 duress check --bogus >/dev/null 2>&1

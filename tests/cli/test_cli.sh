@@ -6,7 +6,8 @@ DURESS=$1
 # shellcheck source=tests/cli/tap.sh
 . "$(dirname "$0")/tap.sh"
 # Cheap cost keeps the suite fast; the default cost is tested once.
-sign() { duress sign --stdin --memlimit 8K --opslimit 1 "$@"; }
+# Its PAM stack's module line reads $T/d: sign warns about any other directory.
+sign() { duress sign --pam-dir "$T/pam" --stdin --memlimit 8K --opslimit 1 "$@"; }
 new_action() { # new_action PATH [CONTENT]
 	printf '%s\n' "${2:-#!/bin/sh
 echo hello}" >"$1"
@@ -19,7 +20,9 @@ b64_decode() { # unpadded base64, as in signatures
 	base64 -d <<<"$s"
 }
 
-mkdir -m 700 "$T/d"
+mkdir -m 700 "$T/d" "$T/pam"
+echo "auth sufficient pam_duress.so user_dir=$T/d" >"$T/pam/common-auth"
+echo "@include common-auth" >"$T/pam/login"
 A=$T/d/alert
 new_action "$A"
 
