@@ -77,6 +77,14 @@ check_same() {
 # exit_and_line STATUS LINE FILE: STATUS is 0 and FILE has LINE.
 # shellcheck disable=SC2317 # called through check_diag
 exit_and_line() { [ "$1" -eq 0 ] && grep -qxF "$2" "$3"; }
+# status_and_lines STATUS WANT FILE LINE...: the exit status was WANT and FILE
+# holds each LINE (whole-line match).
+status_and_lines() {
+	local rc=$1 want=$2 f=$3 l
+	shift 3
+	[ "$rc" -eq "$want" ] || return 1
+	for l in "$@"; do grep -qxF -- "$l" "$f" || return 1; done
+}
 
 # snapshot PATH...: one line per file under each PATH (type, mode, owner,
 # symlink target or SHA-256), "absent PATH" for a missing one.
@@ -180,8 +188,9 @@ inside() {
 		test -s "$UDIR/10-evidence.sig" -a "$(stat -c %U "$UDIR/10-evidence.sig" 2>/dev/null)" = "$U"
 	/usr/bin/duress check --user "$U" >"$LOG" 2>&1
 	rc=$?
-	check_diag "the installed duress check --user: the action is ARMED (exit 0)" "$LOG" \
-		exit_and_line "$rc" "$UDIR/10-evidence: ARMED" "$LOG"
+	check_diag "before enabling, the installed duress check: action ARMED, login's stack lacks the module (exit 1)" "$LOG" \
+		status_and_lines "$rc" 1 "$LOG" "$UDIR/10-evidence: ARMED" \
+		"service login: ERROR: no pam_duress.so auth line (auth lines from: login common-auth)"
 	printf '@include common-auth\n@include common-account\n' >"/etc/pam.d/$SERVICE" ||
 		setup_failed "write /etc/pam.d/$SERVICE"
 
@@ -229,6 +238,14 @@ auth required pam_permit.so" ] && STOCK=1
 		else
 			echo "ok $((n += 1)) # SKIP $p: common-auth has primary modules besides pam_unix"
 		fi
+		/usr/bin/duress check --user "$U" >"$T/check.log" 2>&1
+		local rc=$?
+		local mline
+		mline=$(grep -n 'pam_duress\.so' /etc/pam.d/common-auth | cut -d: -f1)
+		check_diag "$p: the installed duress check reads the new stack: login and sudo reached, action ARMED (exit 0)" \
+			"$T/check.log" status_and_lines "$rc" 0 "$T/check.log" "$UDIR/10-evidence: ARMED" \
+			"service login: OK: common-auth:$mline (pam_duress.so) is reached when the real password fails, and a duress password logs in" \
+			"service sudo: OK: common-auth:$mline (pam_duress.so) is reached; duress password refused here by design (allow_root off): the actions run, the answer is a wrong password's"
 		outside_block /etc/pam.d/common-auth >"$T/outside.now"
 		outside_block "$ORIG" >"$T/outside.orig"
 		check_same "$p: common-auth outside the primary block unchanged" "$T/outside.orig" "$T/outside.now"
