@@ -6,7 +6,7 @@
 #   build   make, make install: the module, the CLI, the man pages
 #   demo    make demo (pam_wrapper, nss_wrapper, pamtester)
 #   check   make check: the test suites, sanitizers, valgrind, static
-#           analysis, the root end-to-end tests, the Debian package tests
+#           analysis, the root end-to-end tests, the Debian and RPM package tests
 # Quiet when everything is already there.  As root it installs what is missing
 # (apt-get update first, only then); otherwise it prints the command to run
 # and exits 1.
@@ -29,7 +29,7 @@ mandoc valgrind cppcheck clang clang-tidy libclang-rt-14-dev
 openssh-server openssh-client sshpass expect
 passwd login util-linux procps bsdutils
 cracklib-runtime xxd sudo
-debhelper dpkg-dev lintian fakeroot
+debhelper dpkg-dev lintian fakeroot rpm
 "
 
 usage() {
