@@ -4,7 +4,8 @@
 # rpmbuild -bb --nodeps of dist/fedora/pam_duress.spec from a tarball of this
 # source tree, in a private topdir; then what the package holds.  Off Fedora
 # (Debian's rpm) there are no %meson macros: a few lines below stand in for
-# them, with the same directory options as Fedora's.  SKIP without rpmbuild.
+# them, with the same directory options as Fedora's and its compiler flags
+# (those that do not need redhat-rpm-config).  SKIP without rpmbuild.
 #
 #   test_rpmbuild.sh SRCDIR
 
@@ -30,7 +31,7 @@ if ! rpm --eval '%{?meson}' | grep -q .; then
 %_pkgdocdir %{_docdir}/%{name}
 %_vpath_srcdir .
 %_vpath_builddir %{_target_platform}
-%meson meson setup --buildtype=plain --prefix=%{_prefix} --libdir=%{_libdir} --libexecdir=%{_libexecdir} --bindir=%{_bindir} --datadir=%{_datadir} --mandir=%{_mandir} --sysconfdir=%{_sysconfdir} --wrap-mode=nodownload %{_vpath_srcdir} %{_vpath_builddir}
+%meson CFLAGS='-O2 -flto=auto -ffat-lto-objects -fexceptions -g -grecord-gcc-switches -pipe -Wall -Werror=format-security -Wp,-U_FORTIFY_SOURCE,-D_FORTIFY_SOURCE=3 -Wp,-D_GLIBCXX_ASSERTIONS -fstack-protector-strong -fasynchronous-unwind-tables -fstack-clash-protection -fcf-protection' LDFLAGS='-Wl,-z,relro -Wl,--as-needed -Wl,-z,now -flto=auto' meson setup --buildtype=plain --prefix=%{_prefix} --libdir=%{_libdir} --libexecdir=%{_libexecdir} --bindir=%{_bindir} --datadir=%{_datadir} --mandir=%{_mandir} --sysconfdir=%{_sysconfdir} --wrap-mode=nodownload %{_vpath_srcdir} %{_vpath_builddir}
 %meson_build meson compile -C %{_vpath_builddir}
 %meson_install DESTDIR=%{buildroot} meson install -C %{_vpath_builddir} --no-rebuild
 %meson_test meson test -C %{_vpath_builddir}
