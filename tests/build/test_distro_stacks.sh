@@ -199,8 +199,12 @@ arch arch-before
 # An account that is not local skips pam_duress in the sssd stack (its
 # pam_sss, absent here, refuses); without the raised pam_localuser jump it
 # would reach pam_duress: the control shows that the check can fail.
-if [ "$uid_b" -lt 1000 ]; then
-	skip "sssd stack, account not local: needs a uid >= 1000 for pam_usertype (run as root)"
+# pam_usertype must see bob as a regular account (a uid from UID_MIN, not the
+# overflow uid): as root he is 20002, otherwise he has the caller's uid.
+printf 'auth required pam_usertype.so isregular\nauth required pam_permit.so\naccount required pam_permit.so\n' \
+	>"$T/pam.d/is-regular"
+if [ "$(login is-regular bob "$REAL")" != success ]; then
+	skip "sssd stack, account not local: pam_usertype does not see uid $uid_b as regular (run as root)"
 	skip "sssd stack, control without the raised jump"
 else
 	rm -f "$T/tally/bob"
