@@ -75,4 +75,4 @@ clean:
 	rm -rf $(BUILDDIR) build-asan build-valgrind build-fuzz build-clang
 
 help:
-	@sed -n '3,19s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' $(firstword $(MAKEFILE_LIST))
