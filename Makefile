@@ -1,17 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Convenience front end to Meson; see README.md.
+# Convenience front end to Meson; see README.md ("Build and install").
 #
-#   make                  build the module and the CLI in build/ (no sanitizers)
+#   make                  build the module, the CLI and the man pages in build/; the
+#                         tests too when their dependencies are there (-Dtests=auto)
 #   make install          install (DESTDIR and PREFIX are honoured)
+#   make uninstall        remove what `make install` with the same PREFIX and
+#                         DESTDIR installs (whatever was installed last)
 #   make demo             self-contained demo: pam_wrapper + nss_wrapper, no root needed
 #   make check            the whole test suite (tools/run-checks.sh)
 #   make deb              Debian packages in build-deb/ (tools/build-deb.sh; docs/debian.md)
-#   make deps             install missing Debian build dependencies (tools/deps.sh)
+#   make deps             install missing Debian packages for all of these (tools/deps.sh)
 #   make clean            remove the build directories
 #
 # Variables: PREFIX (/usr/local), DESTDIR, BUILDDIR (build), MESON_OPTS (extra options
-# for `meson setup`, e.g. MESON_OPTS=-Dbuildtype=debug).
+# for the first `meson setup`, e.g. MESON_OPTS="-Dbuildtype=debug -Dtests=disabled").
 # The PAM module goes to the distribution's PAM module directory whatever
 # PREFIX is (libpam's libdir + /security, or -Dpam_moduledir=DIR).
 
@@ -22,12 +25,9 @@ MESON ?= meson
 NINJA ?= ninja
 MESON_OPTS ?=
 
-# Without tests/meson.build and fuzz/meson.build (e.g. in a source tree
-# stripped of tests) build only the module, the CLI and the man pages.
-TESTS := $(if $(and $(wildcard tests/meson.build),$(wildcard fuzz/meson.build)),true,false)
-
-# Options this Makefile owns, as NAME=VALUE (the names Meson introspection uses).
-OPTIONS := prefix=$(PREFIX) tests=$(TESTS)
+# Options this Makefile owns, as NAME=VALUE (the names Meson introspection
+# uses); the others (MESON_OPTS) are left as the first setup made them.
+OPTIONS := prefix=$(PREFIX)
 
 # Succeeds when $(BUILDDIR) is configured with $(OPTIONS).
 options_match = { test -f $(BUILDDIR)/meson-info/intro-buildoptions.json && \
@@ -42,8 +42,8 @@ options_match = { test -f $(BUILDDIR)/meson-info/intro-buildoptions.json && \
 all: configure
 	$(NINJA) -C $(BUILDDIR)
 
-# Configure once; afterwards only when PREFIX or the presence of
-# tests/ changed.  A directory left half-configured is wiped and set up again.
+# Configure once; afterwards only when PREFIX changed.  A directory left
+# half-configured is wiped and set up again.
 configure:
 	@if [ ! -f $(BUILDDIR)/build.ninja ]; then \
 		wipe=; [ -f $(BUILDDIR)/meson-private/coredata.dat ] && wipe=--wipe; \
@@ -57,16 +57,18 @@ configure:
 install: all
 	DESTDIR="$(DESTDIR)" $(MESON) install -C $(BUILDDIR) --no-rebuild
 
-uninstall:
-	cd $(BUILDDIR) && DESTDIR="$(DESTDIR)" $(NINJA) uninstall
+# Not `ninja uninstall`: that replays the log of the last `meson install` only.
+uninstall: configure
+	DESTDIR="$(DESTDIR)" $(NINJA) -C $(BUILDDIR) uninstall-files
 
 deb:
 	@./tools/build-deb.sh build-deb
 
 deps:
-	@./tools/deps.sh
+	@./tools/deps.sh check
 
-demo: deps
+demo:
+	@./tools/deps.sh demo
 	@$(MAKE) --no-print-directory all
 	./tests/demo/demo.sh "$(abspath $(BUILDDIR))"
 
@@ -74,7 +76,7 @@ check: deps
 	@./tools/run-checks.sh
 
 clean:
-	rm -rf $(BUILDDIR) build-asan build-valgrind build-fuzz build-clang
+	rm -rf $(BUILDDIR) build-asan build-valgrind build-fuzz build-clang build-deb
 
 help:
-	@sed -n '3,16s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' $(firstword $(MAKEFILE_LIST))

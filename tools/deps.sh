@@ -1,26 +1,61 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Install the Debian packages that the build, the tests and the demo need.
+# Install the Debian packages that one use of the tree needs.  Groups, each
+# including the one before it:
+#   build   make, make install: the module, the CLI, the man pages
+#   demo    make demo (pam_wrapper, nss_wrapper, pamtester)
+#   check   make check: the test suites, sanitizers, valgrind, static
+#           analysis, the root end-to-end tests, the Debian and RPM package tests
 # Quiet when everything is already there.  As root it installs what is missing
-# (apt-get update first, only then); otherwise it prints the command to run.
+# (apt-get update first, only then); otherwise it prints the command to run
+# and exits 1.
 #
-#   tools/deps.sh          install missing packages (root) or say how
-#   tools/deps.sh --list   print the package list and exit
+#   tools/deps.sh [GROUP]          install the missing packages of GROUP (check)
+#   tools/deps.sh --list [GROUP]   print GROUP's packages, one a line, and exit
 
 set -eu
 
-PACKAGES="
-build-essential meson ninja-build pkg-config
+BUILD="
+build-essential meson ninja-build pkg-config python3
 libpam0g-dev libsodium-dev libpwquality-dev libcrypt-dev
-libcmocka-dev libpam-wrapper libpamtest0-dev libnss-wrapper pamtester
+"
+DEMO="
+libpam-wrapper libnss-wrapper pamtester openssl
+"
+CHECK="
+libcmocka-dev libpamtest0-dev
 mandoc valgrind cppcheck clang clang-tidy libclang-rt-14-dev
 openssh-server openssh-client sshpass expect
 passwd login util-linux procps bsdutils
-cracklib-runtime python3 xxd openssl sudo
+cracklib-runtime xxd sudo
+debhelper dpkg-dev lintian fakeroot rpm
 "
 
+usage() {
+	echo "usage: tools/deps.sh [--list] [build|demo|check]" >&2
+	exit 2
+}
+
+# packages GROUP: the packages of GROUP and of the groups it includes.
+packages() {
+	case $1 in
+	build) echo "$BUILD" ;;
+	demo) echo "$BUILD $DEMO" ;;
+	check) echo "$BUILD $DEMO $CHECK" ;;
+	*) usage ;;
+	esac
+}
+
+list=false
 if [ "${1:-}" = "--list" ]; then
+	list=true
+	shift
+fi
+[ $# -le 1 ] || usage
+PACKAGES=$(packages "${1:-check}")
+
+if $list; then
 	# shellcheck disable=SC2086 # one package a line
 	printf '%s\n' $PACKAGES
 	exit 0

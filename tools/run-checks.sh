@@ -14,7 +14,8 @@
 #   fuzz      each libFuzzer target for FUZZ_SECONDS (20) from its corpus
 #
 # Every test that meson runs counts as one test, and so does each of cppcheck,
-# clang-tidy and mandoc.  A build that fails counts as one failed test.  The
+# clang-tidy and mandoc, and the last check: the machine's PAM configuration
+# (PAM_DIRS) is byte for byte what it was when the run started.  A build that fails counts as one failed test.  The
 # last line printed is "N passed, N failed, N skipped"; the exit status is
 # non-zero when anything failed.
 #
@@ -31,7 +32,8 @@
 #     (a command prefix, set in this step only) before the programs they start.
 #
 # Environment: NPROC (parallel tests, 2), VALGRIND_TIMEOUT_MULTIPLIER (5),
-# VALGRIND_SUITES ("unit cli pam"), CC (cc, to find libasan.so), FUZZ_SECONDS (20).
+# VALGRIND_SUITES ("unit cli pam"), CC (cc, to find libasan.so), FUZZ_SECONDS (20),
+# PAM_DIRS ("/etc/pam.d /var/lib/pam /usr/share/pam-configs").
 
 set -u
 set -o pipefail
@@ -50,13 +52,13 @@ VALGRIND+=" --track-fds=yes --trace-children=no --child-silent-after-fork=yes -q
 # A false leak seen from the forked runner; the file says why.
 VALGRIND+=" --suppressions=$ROOT/tests/valgrind.supp"
 ALL_STEPS="build asan valgrind static man fuzz"
+PAM_DIRS=${PAM_DIRS:-/etc/pam.d /var/lib/pam /usr/share/pam-configs}
 
 # The asan variable belongs to the asan step only.
 unset DURESS_PRELOAD_ASAN DURESS_VALGRIND
 
-# meson.build reads both tests/ and fuzz/ when tests are on.
-TESTS=false
-[ -f tests/meson.build ] && [ -f fuzz/meson.build ] && TESTS=true
+# A test dependency that is missing is an error here, not a skipped suite.
+TESTS=enabled
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/duress-checks.XXXXXX") || exit 2
 trap 'rm -rf "$TMP"' EXIT
@@ -360,6 +362,39 @@ step_fuzz()
 	record "fuzz" $((SECONDS - t0)) $((1 - fail)) "$fail" 0
 }
 
+# pam_snapshot: name, type, mode, owner and sha256 (or link target) of
+# everything under PAM_DIRS, one line each; "absent" for a missing directory.
+pam_snapshot()
+{
+	local d
+
+	for d in $PAM_DIRS; do
+		if [ ! -e "$d" ]; then
+			echo "absent $d"
+			continue
+		fi
+		find "$d" -printf '%y %m %U:%G %p\0' | sort -z |
+			while IFS= read -r -d '' entry; do
+				case $entry in
+				f*) echo "$entry $(sha256sum <"${entry#* * * }" | cut -d' ' -f1)" ;;
+				l*) echo "$entry -> $(readlink "${entry#* * * }")" ;;
+				*) echo "$entry" ;;
+				esac
+			done
+	done
+}
+
+step_pam_unchanged()
+{
+	local t0=$SECONDS fail=0
+
+	banner "machine's PAM configuration unchanged"
+	pam_snapshot >"$TMP/pam.after"
+	echo "+ diff of $PAM_DIRS (start of the run, end of the run)"
+	diff -u "$TMP/pam.before" "$TMP/pam.after" || fail=1
+	record "PAM files unchanged" $((SECONDS - t0)) $((1 - fail)) "$fail" 0
+}
+
 steps=()
 for a in "$@"; do
 	case $a in
@@ -379,9 +414,11 @@ done
 [ ${#steps[@]} -eq 0 ] && read -r -a steps <<<"$ALL_STEPS"
 
 start=$SECONDS
+pam_snapshot >"$TMP/pam.before"
 for s in "${steps[@]}"; do
 	"step_$s"
 done
+step_pam_unchanged
 
 banner "summary ($((SECONDS - start))s)"
 printf '%s\n' "${summary[@]}"
