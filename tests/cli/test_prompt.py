@@ -47,10 +47,19 @@ def skip(desc, why):
     print("ok %d - %s # SKIP %s" % (n, desc, why), flush=True)
 
 
+def default_signals():
+    """In a child: the signals under test back to their defaults.  A test run
+    from nohup, or in the background of a shell, inherits them ignored, and
+    duress rightly keeps an ignored signal ignored."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def spawn(*args, gate=None):
     """The command on a new terminal; with gate, it waits for a byte there first."""
     pid, master = pty.fork()
     if pid == 0:
+        default_signals()
         if gate is not None:
             os.read(gate, 1)
         argv = WRAP + [DURESS] + list(args)
@@ -68,6 +77,7 @@ def spawn_job(*args):
     terminal showed so far."""
     pid, master = pty.fork()
     if pid == 0:
+        default_signals()
         job = os.fork()
         if job == 0:
             os.setpgid(0, 0)
