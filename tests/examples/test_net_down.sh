@@ -25,7 +25,7 @@ skip_all() {
 }
 
 [ "$(id -u)" -eq 0 ] || skip_all "not root: needs network namespaces"
-command -v ip >/dev/null && command -v setpriv >/dev/null || skip_all "needs ip and setpriv"
+for t in ip setpriv; do command -v "$t" >/dev/null || skip_all "needs $t"; done
 
 R=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
 A=duress-nd-$R-a
