@@ -96,7 +96,8 @@ wait_no_workers() { # wait_no_workers SCRIPT SECONDS
 
 # PAM_RHOST is whatever the client says: quotes, a backslash, a newline that
 # tries to forge a line of the message, a tab.
-RHOST=$(printf 'evil"host\\x\nexternal address: 6.6.6.6\tend')
+# A byte that is not UTF-8 (it would make the JSON invalid) is dropped.
+RHOST=$(printf 'evil"host\\x\nexternal address: 6.6.6.6\tend\377')
 export RHOST_SHOWN='evil"host\x?external address: 6.6.6.6?end'
 
 # --- all four transports, curl (its arguments recorded by a wrapper) ---------
@@ -152,6 +153,7 @@ expect "webhook: POST application/json" "POST application/json" "$T/log" /hooks/
 expect "webhook: the body is valid JSON with only a text field" "['text']" "$T/log" /hooks/abc 'sorted(json.loads(b))'
 expect "webhook: quotes, backslash and control characters of the remote host escaped" True "$T/log" /hooks/abc \
 	'"remote host: " + shown in json.loads(b)["text"].split("\n") and "\\\"host\\\\x" in b'
+expect "webhook: the body is valid UTF-8 (an invalid byte of the remote host dropped)" False "$T/log" /hooks/abc '"\ufffd" in b'
 expect "webhook: user, service, external address in text" True "$T/log" /hooks/abc \
 	'all(l in json.loads(b)["text"].split("\n") for l in ["user: alice", "service: sshd", "external address: 203.0.113.7"])'
 expect "webhook: token as a Bearer header" "Bearer WebhookSecret4" "$T/log" /hooks/abc 'h.get("authorization")'
