@@ -179,6 +179,41 @@ expect "wget: ntfy token header, by Wget" "Bearer tk_NtfySecret1 Wget" "$T/log" 
 expect "wget: webhook JSON parses, has the user" True "$T/log" /hooks/abc '"user: alice" in json.loads(b)["text"].split("\n")'
 check "no secret on a wget command line" test -s "$T/argv" -a "$(grep -c 'Secret' "$T/argv")" -eq 0
 
+# --- Wi-Fi networks, from nmcli or iw stand-ins (SSIDs are hostile too) --------
+mkdir -p "$T/nm" "$T/iw"
+cat >"$T/nm/nmcli" <<'EOF'
+#!/bin/sh
+[ "$*" = "-t -f SSID,BSSID,SIGNAL device wifi list --rescan no" ] || exit 1
+printf '%s\n' 'Cafe "Free\:WiFi":AA\:BB\:CC\:DD\:EE\:01:80' 'Home:AA\:BB\:CC\:DD\:EE\:02:41'
+EOF
+cat >"$T/iw/iw" <<'EOF'
+#!/bin/sh
+case "$*" in
+dev) printf 'phy#0\n\tInterface wlan0\n\t\ttype managed\n' ;;
+"dev wlan0 scan dump") printf 'BSS 11:22:33:44:55:66(on wlan0)\n\tsignal: -40.00 dBm\n\tSSID: Office\nBSS 11:22:33:44:55:77(on wlan0)\n\tSSID: Lab\n' ;;
+*) exit 1 ;;
+esac
+EOF
+chmod 755 "$T/nm/nmcli" "$T/iw/iw"
+sed -e 's/^TRANSPORTS=.*/TRANSPORTS=webhook/' "$T/all.conf" >"$T/wifi.conf"
+make_alert "$T/alert-wifi" "$T/wifi.conf"
+: >"$T/log"
+run_action "$T/alert-wifi" "$T/nm:/usr/local/bin:/usr/bin:/bin"
+wait_lines "$T/log" 2 15
+expect "Wi-Fi through nmcli: SSIDs, BSSIDs, signal, escaped colons undone" \
+	'wifi: Cafe "Free-WiFi" (AA-BB-CC-DD-EE-01, 80%); Home (AA-BB-CC-DD-EE-02, 41%)' "$T/log" /hooks/abc \
+	'[l for l in json.loads(b)["text"].split("\n") if l.startswith("wifi:")][0]'
+: >"$T/log"
+run_action "$T/alert-wifi" "$T/iw:/usr/local/bin:/usr/bin:/bin"
+wait_lines "$T/log" 2 15
+expect "Wi-Fi through iw scan dump: SSIDs and BSSIDs" 'wifi: Office (11:22:33:44:55:66); Lab (11:22:33:44:55:77)' \
+	"$T/log" /hooks/abc '[l for l in json.loads(b)["text"].split("\n") if l.startswith("wifi:")][0]'
+echo WIFI=no >>"$T/wifi.conf"
+: >"$T/log"
+run_action "$T/alert-wifi" "$T/iw:/usr/local/bin:/usr/bin:/bin"
+wait_lines "$T/log" 2 15
+expect "WIFI=no: no wifi line" False "$T/log" /hooks/abc 'any(l.startswith("wifi:") for l in json.loads(b)["text"].split("\n"))'
+
 # --- network down: the server starts late, the detached worker delivers ------
 P2=$(free_port)
 cat >"$T/late.conf" <<EOF
