@@ -1,0 +1,178 @@
+#!/bin/bash
+# examples/net-down inside throwaway network namespaces (root only, SKIP
+# otherwise): namespace A has lo, a veth end (its peer in namespace B), a tun
+# device (what OpenVPN and other VPN clients use) and two dummy interfaces
+# (ifb, another device with no hardware, on kernels without the dummy
+# driver), all up.  After net-down runs in A only lo is up (or
+# lo and the KEEP-listed dummy); B's end and the machine's own interfaces
+# are untouched; as a non-root user it does nothing and exits 0.  The
+# NetworkManager branch runs against an nmcli stand-in that records its
+# calls.  Last, through the real module: net-down as a global action, signed,
+# fired by a duress login (duress test through pam_wrapper, the real runner)
+# run inside namespace A.
+# TAP output.  Usage: test_net_down.sh DURESS MODULE EXAMPLES_DIR
+set -u
+DURESS=$1
+MODULE=$2
+EXAMPLES=$3
+RUNNER=$(dirname "$MODULE")/duress-runner
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+[ "$(id -u)" -eq 0 ] || skip_all "not root: needs network namespaces"
+for t in ip setpriv; do command -v "$t" >/dev/null || skip_all "needs $t"; done
+
+R=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+A=duress-nd-$R-a
+B=duress-nd-$R-b
+T=$(mktemp -d)
+chmod 755 "$T"
+cleanup() {
+	ip netns del "$A" 2>/dev/null
+	ip netns del "$B" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# The namespaces must not share anything with the machine: fail the whole
+# run if they cannot be made, rather than touch a real interface.
+virtual_add() { # virtual_add NAME: a dummy interface in A (ifb without the dummy driver)
+	ip -n "$A" link add "$1" type dummy 2>/dev/null || ip -n "$A" link add "$1" type ifb
+}
+setup() {
+	ip netns del "$A" 2>/dev/null
+	ip netns del "$B" 2>/dev/null
+	ip netns add "$A" && ip netns add "$B" &&
+		ip -n "$A" link add va type veth peer name vb &&
+		ip -n "$A" link set vb netns "$B" &&
+		virtual_add dum0 && virtual_add dum1 &&
+		ip netns exec "$A" ip tuntap add dev tun0 mode tun &&
+		for d in lo va dum0 dum1 tun0; do ip -n "$A" link set "$d" up || return 1; done &&
+		ip -n "$B" link set vb up
+}
+up_in() { # up_in NS: the names of the interfaces that are up, sorted, one line
+	ip -n "$1" -o link show up | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | sort | tr '\n' ' '
+}
+host_up() { ip -o link show up | awk -F': ' '{ print $2 }' | sort | tr '\n' ' '; }
+
+# A copy of the action reading $T/net-down.conf (the CONFIG line rewritten,
+# as duress add does).  USE_NMCLI=no: nmcli would reach the machine's own
+# NetworkManager over D-Bus from inside the namespace.
+sed "s|^CONFIG=.*|CONFIG=$T/net-down.conf|" "$EXAMPLES/net-down" >"$T/net-down"
+chmod 755 "$T/net-down"
+ACTION_PATH=/usr/local/bin:/usr/bin:/bin
+run_in_a() { # run_in_a [setpriv options...]: as the runner would (clean env, /dev/null, cwd /)
+	(cd / && ip netns exec "$A" "$@" env -i PATH="$ACTION_PATH" HOME=/ PAM_TYPE=auth \
+		PAM_USER=alice PAM_SERVICE=login /bin/sh "$T/net-down" </dev/null >/dev/null 2>"$T/err")
+}
+host_before=$(host_up)
+
+printf 'USE_NMCLI=no\n' >"$T/net-down.conf"
+setup || { not_ok "setup: namespaces, veth pair, tun, dummies"; echo "1..$n"; exit 1; }
+check "setup: lo, va, tun0, dum0, dum1 up in A" test "$(up_in "$A")" = "dum0 dum1 lo tun0 va "
+run_in_a
+rc=$?
+check "no allow-list: exit 0" test $rc -eq 0
+check "no allow-list: only lo is up" test "$(up_in "$A")" = "lo "
+check "no allow-list: the veth peer in the other namespace is untouched" test "$(up_in "$B")" = "vb "
+check "no allow-list: nothing on stderr" test ! -s "$T/err"
+
+printf '# keep one\nKEEP=dum1\nUSE_NMCLI=no\n' >"$T/net-down.conf"
+setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+run_in_a
+rc=$?
+check "KEEP=dum1: exit 0" test $rc -eq 0
+check "KEEP=dum1: only lo and dum1 are up" test "$(up_in "$A")" = "dum1 lo "
+
+printf 'KEEP=dum1,va\nUSE_NMCLI=no\nFROB=1\n' >"$T/net-down.conf"
+setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+run_in_a
+check "KEEP=dum1,va: lo, dum1 and va stay up" test "$(up_in "$A")" = "dum1 lo va "
+check "an unknown key is named on stderr" grep -q "unknown key FROB" "$T/err"
+
+setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+chmod 644 "$T/net-down.conf"
+run_in_a setpriv --reuid=65534 --regid=65534 --clear-groups
+rc=$?
+check "not root: exit 0" test $rc -eq 0
+check "not root: says it needs root" grep -q "needs root" "$T/err"
+check "not root: nothing brought down" test "$(up_in "$A")" = "dum0 dum1 lo tun0 va "
+
+# --- NetworkManager: an nmcli stand-in says it runs, with three connections ---
+mkdir -p "$T/bin"
+printf '%s\n' '#!/bin/sh' "echo \"\$*\" >>'$T/nmcli.log'" 'case "$*" in' \
+	'"-t -f RUNNING general") echo running ;;' \
+	'"-t -f UUID,TYPE connection show --active") printf "u-eth:802-3-ethernet\nu-vpn:vpn\nu-wg:wireguard\n" ;;' \
+	'esac' >"$T/bin/nmcli"
+chmod 755 "$T/bin/nmcli"
+ACTION_PATH=$T/bin:/usr/local/bin:/usr/bin:/bin
+printf 'USE_NMCLI=auto\n' >"$T/net-down.conf"
+setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+: >"$T/nmcli.log"
+run_in_a
+check "nmcli: VPN and WireGuard connections closed, ethernet not" \
+	test "$(grep '^connection down' "$T/nmcli.log" | tr '\n' ,)" = "connection down uuid u-vpn,connection down uuid u-wg,"
+check "nmcli: no KEEP: networking off, after the VPNs" test "$(tail -n 1 "$T/nmcli.log")" = "networking off"
+check "nmcli: ip link still brings the rest down: only lo up" test "$(up_in "$A")" = "lo "
+printf 'USE_NMCLI=auto\nKEEP=dum1\n' >"$T/net-down.conf"
+setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+: >"$T/nmcli.log"
+run_in_a
+check "nmcli with KEEP=dum1: each other interface disconnected, no networking off" \
+	test "$(grep -v '^connection\|^-t ' "$T/nmcli.log" | sort | tr '\n' ,)" = "device disconnect dum0,device disconnect tun0,device disconnect va,"
+check "nmcli with KEEP=dum1: lo and dum1 up" test "$(up_in "$A")" = "dum1 lo "
+printf 'USE_NMCLI=no\n' >"$T/net-down.conf"
+setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+: >"$T/nmcli.log"
+run_in_a
+check "USE_NMCLI=no: nmcli never called" test ! -s "$T/nmcli.log"
+
+# --- through the real module: a global action, a duress login inside A ------
+mkdir -p "$T/pam.d" "$T/home/alice"
+mkdir -m 700 "$T/global"
+hash=$(openssl passwd -6 'Real-pw-1')
+printf 'root:x:0:0:root:/root:/bin/sh\nalice:%s:20001:20001:Alice:%s:/bin/sh\n' "$hash" "$T/home/alice" >"$T/passwd"
+printf 'root:x:0:\nalice:x:20001:\n' >"$T/group"
+printf 'auth [success=2 default=ignore] pam_unix.so nodelay\nauth [success=1 default=ignore] %s global_dir=%s/global user_dir= runner=%s wait=10\nauth requisite pam_deny.so\nauth required pam_permit.so\naccount required pam_permit.so\n' \
+	"$MODULE" "$T" "$RUNNER" >"$T/pam.d/duress-test"
+printf 'USE_NMCLI=no\n' >"$T/net-down.conf"
+chmod 600 "$T/net-down.conf"
+sed "s|^CONFIG=.*|CONFIG=$T/net-down.conf|" "$EXAMPLES/net-down" >"$T/global/net-down"
+chmod 700 "$T/global/net-down"
+"$DURESS" sign --stdin --memlimit 8K --opslimit 1 --also "$T/net-down.conf" "$T/global/net-down" <<<"Duress-pw-2" >"$T/sign.out" 2>&1
+check "real login: duress sign --also net-down.conf" test $? -eq 0
+duress_login() { # duress_login PASSWORD: duress test inside A, the real libpam via pam_wrapper
+	ip netns exec "$A" env LD_PRELOAD="libpam_wrapper.so libnss_wrapper.so" PAM_WRAPPER=1 \
+		PAM_WRAPPER_SERVICE_DIR="$T/pam.d" NSS_WRAPPER_PASSWD="$T/passwd" NSS_WRAPPER_GROUP="$T/group" \
+		"$DURESS" test --stdin --service duress-test alice <<<"$1" 2>&1
+}
+wait_only_lo() { # up to 10 s
+	for _ in $(seq 100); do [ "$(up_in "$A")" = "lo " ] && return 0; sleep 0.1; done
+	return 1
+}
+setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+out=$(duress_login 'Wrong-pw-3')
+check "real login: a wrong password is refused" grep -qx "result: the login would be refused" <<<"$out"
+check "real login: a wrong password leaves every link up" test "$(up_in "$A")" = "dum0 dum1 lo tun0 va "
+out=$(duress_login 'Duress-pw-2')
+check "real login: the duress password logs in" grep -qx "result: the login would succeed" <<<"$out"
+check "real login: afterwards only lo is up in A" wait_only_lo
+check "real login: the veth end in B is untouched" test "$(up_in "$B")" = "vb "
+
+check "the machine's own interfaces are as before" test "$(host_up)" = "$host_before"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
