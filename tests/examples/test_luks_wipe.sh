@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# examples/luks-wipe on LUKS2 images on loop devices (root only): a dry run
+# changes nothing (header checksum and key slots), ARMED=yes removes one slot
+# or erases them all, a device that is not LUKS is refused and left alone.
+#
+#   test_luks_wipe.sh EXAMPLES_DIR/luks-wipe
+set -u
+SCRIPT=$1
+# shellcheck source=tests/cli/tap.sh
+. "$(dirname "$0")/../cli/tap.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP needs root (loop devices, cryptsetup)"
+	exit 0
+fi
+if ! command -v cryptsetup >/dev/null; then
+	echo "1..0 # SKIP cryptsetup not installed (Debian: cryptsetup-bin)"
+	exit 0
+fi
+
+LOOPS=()
+cleanup() {
+	local l
+	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+printf 'first passphrase' >"$T/key0"
+printf 'second passphrase' >"$T/key1"
+FAST_KDF=(--pbkdf pbkdf2 --pbkdf-force-iterations 1000)
+
+# new_loop NAME: a 20 MiB image attached to a loop device, named in $LOOP
+# (not printed: the list of devices to detach must be kept in this shell).
+new_loop() {
+	truncate -s 20M "$T/$1.img"
+	LOOP=$(losetup -f --show "$T/$1.img") || return 1
+	LOOPS+=("$LOOP")
+}
+
+# luks_with_two_slots DEV: LUKS2, slot 0 opened by key0, slot 1 by key1.
+luks_with_two_slots() {
+	cryptsetup luksFormat --type luks2 --batch-mode "${FAST_KDF[@]}" \
+		--key-slot 0 --key-file "$T/key0" "$1" &&
+		cryptsetup luksAddKey --batch-mode "${FAST_KDF[@]}" --key-slot 1 \
+			--key-file "$T/key0" "$1" "$T/key1"
+}
+
+# The LUKS2 header and key slots live in the first 16 MiB (data offset).
+header_sum() { head -c 16M "$1" | sha256sum; }
+slots() { cryptsetup luksDump "$1" | sed -n 's/^  \([0-9]*\): luks2$/\1/p' | tr '\n' ' '; }
+fails() { ! "$@"; }
+opens_with() { cryptsetup open --test-passphrase --key-file "$T/$2" "$1" </dev/null 2>/dev/null; }
+
+# run_wipe CONFIG-LINES...: the example with its CONFIG line pointing at a
+# config made of the given lines, run as the module runs an action (clean
+# environment, cwd /, stdin on /dev/null, umask 077).  Sets rc and out;
+# stdout and stderr stay in $T/out and $T/err.
+run_wipe() {
+	printf '%s\n' "$@" >"$T/luks-wipe.conf"
+	sed "s|^CONFIG=.*|CONFIG=$T/luks-wipe.conf|" "$SCRIPT" >"$T/luks-wipe"
+	(cd / && umask 077 && env -i PATH=/usr/bin:/bin HOME=/root USER=root \
+		PAM_USER=root PAM_TYPE=auth sh "$T/luks-wipe" </dev/null \
+		>"$T/out" 2>"$T/err")
+	rc=$?
+	out=$(cat "$T/out")
+}
+
+if ! new_loop luks; then
+	echo "1..0 # SKIP no loop device"
+	exit 0
+fi
+DEV=$LOOP
+if ! luks_with_two_slots "$DEV"; then
+	echo "1..0 # SKIP cannot format a LUKS2 image on $DEV"
+	exit 0
+fi
+before=$(header_sum "$DEV")
+
+run_wipe "DEVICE=$DEV" ACTION=kill-slot SLOT=1
+check "dry run by default: exit 0" [ "$rc" -eq 0 ]
+check "dry run prints the command it would run" \
+	grep -q "would run: cryptsetup luksKillSlot --batch-mode -- $DEV 1" "$T/out"
+check "dry run kill-slot: header checksum unchanged" [ "$(header_sum "$DEV")" = "$before" ]
+check "dry run kill-slot: both slots still there" [ "$(slots "$DEV")" = "0 1 " ]
+
+run_wipe "DEVICE=$DEV" ACTION=erase ARMED=Yes
+check "ARMED=Yes (not exactly yes) says so" grep -q "not exactly 'yes': dry run" "$T/err"
+check "ARMED=Yes erase: header checksum unchanged" [ "$(header_sum "$DEV")" = "$before" ]
+
+run_wipe "DEVICE=$DEV" ACTION=kill-slot SLOT=one ARMED=yes
+check "a bad SLOT is refused" [ "$rc" -ne 0 ]
+check "a bad SLOT: one line on stderr" [ "$(wc -l <"$T/err")" -eq 1 ]
+run_wipe "DEVICE=${DEV#/}" ACTION=erase ARMED=yes
+check "a relative DEVICE is refused" grep -q "must be an absolute path" "$T/err"
+check "refused configs: header checksum unchanged" [ "$(header_sum "$DEV")" = "$before" ]
+
+# As the owner of a per-user action would run it: refused.
+printf 'DEVICE=%s\nACTION=erase\nARMED=yes\n' "$DEV" >"$T/luks-wipe.conf"
+chmod 644 "$T/luks-wipe.conf" "$T/luks-wipe"
+(cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	sh "$T/luks-wipe" </dev/null >/dev/null 2>"$T/err")
+check "not root: refused" grep -q "must run as root" "$T/err"
+check "not root: header checksum unchanged" [ "$(header_sum "$DEV")" = "$before" ]
+
+run_wipe "DEVICE=$DEV" ACTION=kill-slot SLOT=1 ARMED=yes COLOUR=red
+check "armed kill-slot: exit 0" [ "$rc" -eq 0 ]
+check "an unknown key is named on stderr" grep -q "unknown key COLOUR ignored" "$T/err"
+check "armed kill-slot: slot 1 gone, slot 0 kept" [ "$(slots "$DEV")" = "0 " ]
+check "armed kill-slot: the other slot still opens" opens_with "$DEV" key0
+check "armed kill-slot: the killed passphrase no longer opens" \
+	fails opens_with "$DEV" key1
+
+run_wipe "DEVICE=$DEV" ACTION=erase ARMED=yes
+check "armed erase: exit 0" [ "$rc" -eq 0 ]
+check "armed erase: luksDump lists no key slot" [ -z "$(slots "$DEV")" ]
+check "armed erase: the remaining passphrase no longer opens" \
+	fails opens_with "$DEV" key0
+
+new_loop plain
+PLAIN=$LOOP
+head -c 1M /dev/urandom | dd of="$PLAIN" conv=notrunc status=none
+plain_before=$(sha256sum <"$PLAIN")
+run_wipe "DEVICE=$PLAIN" ACTION=erase ARMED=yes
+check "a device that is not LUKS: refused" [ "$rc" -ne 0 ]
+check "not LUKS: says so" grep -q "refused: $PLAIN is not a LUKS device" "$T/err"
+check "not LUKS: the device is unchanged" [ "$(sha256sum <"$PLAIN")" = "$plain_before" ]
+[ -z "$out" ] || echo "# stdout: $out"
+
+tap_end
