@@ -30,6 +30,7 @@ openssh-server openssh-client sshpass expect
 passwd login util-linux procps bsdutils
 cracklib-runtime xxd sudo
 debhelper dpkg-dev lintian fakeroot rpm
+curl wget iproute2 cryptsetup-bin coreutils
 "
 
 usage() {
