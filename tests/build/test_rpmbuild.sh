@@ -54,7 +54,8 @@ for f in "$libdir/security/pam_duress.so" /usr/bin/duress /usr/bin/duress_sign \
 	/usr/libexec/pam_duress/duress-runner /usr/share/man/man1/duress.1 \
 	/usr/share/man/man1/duress_sign.1 /usr/share/man/man8/pam_duress.8 \
 	/usr/share/doc/pam_duress/README.md /usr/share/doc/pam_duress/SECURITY.md \
-	/usr/share/doc/pam_duress/docs/install-fedora.md /usr/share/pam_duress/authselect-duress.sh "/usr/share/licenses/pam_duress-$version/COPYING"; do
+	/usr/share/doc/pam_duress/docs/install-fedora.md /usr/share/pam_duress/authselect-duress.sh \
+	/usr/share/pam_duress/examples/alert /usr/share/pam_duress/examples/alert.conf "/usr/share/licenses/pam_duress-$version/COPYING"; do
 	# Fedora compresses man pages: duress.1.gz.
 	if grep -qx -e "$f" -e "$f.gz" <<<"$files"; then ok "packaged: $f"; else not_ok "not packaged: $f"; fi
 done
