@@ -405,6 +405,10 @@ check "ships the man pages duress(1), duress_sign(1), pam_duress(8)" \
 	ships /usr/share/man/man1/duress.1.gz /usr/share/man/man1/duress_sign.1.gz /usr/share/man/man8/pam_duress.8.gz
 check "ships README.md and SECURITY.md in /usr/share/doc/libpam-duress" \
 	ships /usr/share/doc/libpam-duress/README.md.gz /usr/share/doc/libpam-duress/SECURITY.md.gz
+check "ships the example actions, executable, where duress add looks (/usr/share/pam_duress/examples)" \
+	sh -c 'for e in alert net-down hide luks-wipe self-uninstall; do
+		grep -qxF "/usr/share/pam_duress/examples/$e" "$1" && grep -qxF "/usr/share/pam_duress/examples/$e.conf" "$1" || exit 1
+	done; dpkg-deb -c "$2" | grep -q "^-rwxr-xr-x .*/usr/share/pam_duress/examples/alert$"' sh "$T/contents" "$DEB"
 DEFAULTS=$(dpkg-deb --fsys-tarfile "$DEB" |
 	tar -xOf - ./usr/share/pam-configs/duress ./usr/share/pam-configs/duress-before | grep -c '^Default: no$')
 check "ships the profiles duress and duress-before, both Default: no" test "$DEFAULTS" -eq 2
