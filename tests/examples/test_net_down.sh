@@ -155,7 +155,7 @@ chmod 700 "$T/global/net-down"
 "$DURESS" sign --stdin --memlimit 8K --opslimit 1 --also "$T/net-down.conf" "$T/global/net-down" <<<"Duress-pw-2" >"$T/sign.out" 2>&1
 check "real login: duress sign --also net-down.conf" test $? -eq 0
 duress_login() { # duress_login PASSWORD: duress test inside A, the real libpam via pam_wrapper
-	ip netns exec "$A" env LD_PRELOAD="libpam_wrapper.so libnss_wrapper.so" PAM_WRAPPER=1 \
+	ip netns exec "$A" env LD_PRELOAD="${DURESS_PRELOAD_ASAN:+$DURESS_PRELOAD_ASAN }libpam_wrapper.so libnss_wrapper.so" PAM_WRAPPER=1 \
 		PAM_WRAPPER_SERVICE_DIR="$T/pam.d" NSS_WRAPPER_PASSWD="$T/passwd" NSS_WRAPPER_GROUP="$T/group" \
 		"$DURESS" test --stdin --service duress-test alice <<<"$1" 2>&1
 }
