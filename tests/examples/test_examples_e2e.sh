@@ -105,7 +105,7 @@ check_tail() {
 
 # shellcheck disable=SC2317 # called by the trap
 inside_cleanup() {
-	local i
+	local i p
 	[ -z "$RECORDER_PID" ] || kill "$RECORDER_PID" 2>/dev/null
 	[ -n "$UID_" ] || return 0
 	# Actions still running as the test account (alert's worker retries):
@@ -130,7 +130,7 @@ isolate() {
 	done
 	mount --bind "$WORK/ov/pam.d" /etc/pam.d &&
 		[ "$(findmnt -n -o FSTYPE -M /etc/pam.d | tail -n 1)" = tmpfs ] || return 1
-	# The machine has none (checked outside); an overlay whiteout if it does now.
+	# Should the machine have one: hidden by an overlay whiteout, untouched.
 	rm -rf /etc/duress.d
 }
 
@@ -183,7 +183,7 @@ EOF
 }
 
 start_recorder() {
-	local i
+	local i p
 	PORT=$(ip netns exec "$NS" python3 "$HERE/http_recorder.py" --free-port) || return 1
 	REQ_LOG=$WORK/requests.jsonl
 	: >"$REQ_LOG"
@@ -350,7 +350,7 @@ expect_state() {
 }
 # wait_for SECONDS COMMAND...: until COMMAND succeeds (bounded).
 wait_for() {
-	local i
+	local i p
 	for ((i = 0; i < $1 * 10; i++)); do
 		"${@:2}" && return 0
 		sleep 0.1
@@ -500,7 +500,6 @@ EXAMPLES=$(readlink -f "$3")
 [ -f "$MODULE" ] || skip_all "no module at $1"
 [ -x "$(dirname "$MODULE")/duress-runner" ] || skip_all "no duress-runner next to $1"
 [ -x "$DURESS_SRC" ] || skip_all "no duress CLI at $2"
-[ ! -e /etc/duress.d ] || skip_all "/etc/duress.d exists on this machine: self-uninstall would be tested against it"
 
 # shellcheck source=tests/cli/tap.sh
 . "$(dirname "$0")/../cli/tap.sh"
