@@ -183,7 +183,7 @@ EOF
 }
 
 start_recorder() {
-	local i p
+	local i
 	PORT=$(ip netns exec "$NS" python3 "$HERE/http_recorder.py" --free-port) || return 1
 	REQ_LOG=$WORK/requests.jsonl
 	: >"$REQ_LOG"
@@ -350,7 +350,7 @@ expect_state() {
 }
 # wait_for SECONDS COMMAND...: until COMMAND succeeds (bounded).
 wait_for() {
-	local i p
+	local i
 	for ((i = 0; i < $1 * 10; i++)); do
 		"${@:2}" && return 0
 		sleep 0.1
