@@ -42,7 +42,10 @@ static void wait_option(const struct wait_case *c)
 {
 	struct auth a = { .service = c->service, .user = "alice", .password = U(ALICE)->duress };
 	char pre[32], path[PATH_MAX];
-	double slack = W.valgrind ? 3.0 : 0.0;
+	/* Under valgrind, with the suite's other half beside it, seconds mean
+	   little: the upper bound is checked in the other builds, and
+	   done_on_return still tells waiting from not waiting. */
+	double slack = W.valgrind ? 1e6 : 0.0;
 
 	snprintf(pre, sizeof(pre), "sleep %s\n", c->sleep);
 	slow_action("slow", pre);
