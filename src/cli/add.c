@@ -305,7 +305,13 @@ static int list_examples(const char *dir)
 	return n < 0 ? 2 : bad;
 }
 
-/* Reads the example and its config; -1 after a one-line error. */
+static void example_free(struct example *ex)
+{
+	free(ex->script.data);
+	free(ex->conf.data);
+}
+
+/* Reads the example and its config; -1 after a one-line error (nothing to free). */
 static int load_example(const char *dir, const char *name, struct example *ex)
 {
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], conf[NAME_MAX + 1];
@@ -333,13 +339,9 @@ static int load_example(const char *dir, const char *name, struct example *ex)
 			r = 0;
 	}
 	close(dir_fd);
+	if (r < 0)
+		example_free(ex);
 	return r < 0 ? -1 : 0;
-}
-
-static void example_free(struct example *ex)
-{
-	free(ex->script.data);
-	free(ex->conf.data);
 }
 
 /* Replaces the line [line, line + len) of b with text.  Returns 0, or -1 out of memory. */

@@ -140,6 +140,12 @@ check "symlink there, --force: replaced by regular files" test -f "$TD/demo" -a 
 check "symlink there, --force: its target untouched" test "$(cat "$T/victim" "$T/victim.conf")" = "precious
 precious"
 
+# --- a real example of the tree ------------------------------------------------------------
+out=$(echo "$PW" | duress add alert --stdin --set NTFY_URL=http://127.0.0.1:9/t --examples-dir "$REAL_EXAMPLES" --pam-dir "$T/pam" --memlimit 8K --opslimit 1 2>/dev/null)
+check "the tree's alert: ARMED" grep -qx "$TD/alert: ARMED" <<<"$out"
+check "the tree's alert: reads its installed config" grep -qx "CONFIG=$TD/alert.conf" "$TD/alert"
+check "the tree's alert: the value set" grep -qx "NTFY_URL=http://127.0.0.1:9/t" "$TD/alert.conf"
+
 # --- no config: the script is copied as it is ------------------------------------------------
 out=$(echo "$PW" | add plain --stdin 2>/dev/null)
 check "example without config: ARMED" grep -qx "$TD/plain: ARMED" <<<"$out"
