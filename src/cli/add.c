@@ -163,13 +163,18 @@ static int parse_add(struct add_opts *o, int argc, char **argv, int *status)
 	return optind;
 }
 
-/* A plain name: no dot (so no NAME.conf, .sig, hidden file), no slash, room for NAME.conf. */
+/*
+ * A plain name: no dot (so no NAME.conf, .sig, hidden file), no slash, room
+ * for NAME.conf, and nothing that is not printable: it is shown as it is.
+ */
 static bool is_example_name(const char *name)
 {
 	size_t len = strlen(name);
 
-	return len > 0 && len <= NAME_MAX - strlen(CONF_SUFFIX) && !strpbrk(name, "./") &&
-	       duress_is_action_name(name);
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		if (*c < 0x20 || *c == 0x7f || *c == '.' || *c == '/')
+			return false;
+	return len > 0 && len <= NAME_MAX - strlen(CONF_SUFFIX) && duress_is_action_name(name);
 }
 
 /*
@@ -297,6 +302,7 @@ static int list_examples(const char *dir)
 			s = summary(&script, text, sizeof(text));
 		else
 			bad = 1;
+		/* A summary is data: no escape sequence reaches the terminal. */
 		printf("%-15s %s\n", names[i], s ? duress_escape(s, esc, sizeof(esc)) : "(no summary)");
 		free(script.data);
 		free(names[i]);

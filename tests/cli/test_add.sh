@@ -112,9 +112,10 @@ err=$(echo "$PW" | add noconfig --stdin 2>&1 >/dev/null)
 check "no CONFIG= line: exit 1" test $? -eq 1
 check "no CONFIG= line: not an example" grep -q "not an example" <<<"$err"
 check "no CONFIG= line: nothing installed" test ! -e "$TD/noconfig" -a ! -e "$TD/noconfig.conf"
-for bad in ../demo demo.conf .demo "demo/x"; do
+for bad in ../demo demo.conf .demo "demo/x" $'de\033mo' ""; do
 	add "$bad" --stdin </dev/null >/dev/null 2>&1
-	check "name \"$bad\": exit 2" test $? -eq 2
+	rc=$?
+	check "name $(printf %q "$bad"): exit 2" test $rc -eq 2
 done
 echo "$PW" | add notexec --stdin >/dev/null 2>&1
 check "a file that is not executable is no example: exit 1" test $? -eq 1
