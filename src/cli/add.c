@@ -577,6 +577,43 @@ static int write_one(const struct target *t, const char *name, const struct buff
 	return r < 0 ? -1 : 0;
 }
 
+/* The editor variable that is set, VISUAL before EDITOR, and its value; name NULL if neither. */
+struct editor {
+	const char *name, *value;
+};
+
+static struct editor editor_variable(void)
+{
+	static const char *const names[] = { "VISUAL", "EDITOR" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *value = getenv(names[i]);
+
+		if (value && *value)
+			return (struct editor){ names[i], value };
+	}
+	return (struct editor){ NULL, NULL };
+}
+
+/* In the child: the editor, else sensible-editor, else vi; never returns. */
+static void exec_editor(const struct editor *ed, const char *path)
+{
+	char script[32];
+
+	if (ed->name && strpbrk(ed->value, " \t")) {
+		snprintf(script, sizeof(script), "exec $%s \"$1\"", ed->name);
+		execl("/bin/sh", "sh", "-c", script, "sh", path, (char *)NULL);
+	} else if (ed->name) {
+		execlp(ed->value, ed->value, path, (char *)NULL);
+	} else {
+		execlp("sensible-editor", "sensible-editor", path, (char *)NULL);
+		execlp("vi", "vi", path, (char *)NULL);
+	}
+	fprintf(stderr, "duress add: cannot run the editor %s: %s\n",
+		ed->name ? ed->value : "vi", strerror(errno));
+	_exit(127);
+}
+
 /*
  * Runs the editor on path and waits for it.  Named by a variable with a
  * space in it ("code --wait"), it is run through sh, which splits it:
@@ -584,9 +621,7 @@ static int write_one(const struct target *t, const char *name, const struct buff
  */
 static int edit(const char *path)
 {
-	const char *var = getenv("VISUAL") && *getenv("VISUAL") ? "VISUAL"
-			  : getenv("EDITOR") && *getenv("EDITOR") ? "EDITOR"
-								  : NULL;
+	struct editor ed = editor_variable();
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	int status = -1;
 	pid_t pid;
@@ -596,23 +631,9 @@ static int edit(const char *path)
 	sigaction(SIGQUIT, &ign, &old_quit);
 	pid = fork();
 	if (pid == 0) {
-		const char *ed = var ? getenv(var) : NULL;
-
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
-		if (ed && strpbrk(ed, " \t"))
-			execl("/bin/sh", "sh", "-c",
-			      strcmp(var, "VISUAL") == 0 ? "exec $VISUAL \"$1\"" : "exec $EDITOR \"$1\"",
-			      "sh", path, (char *)NULL);
-		else if (ed)
-			execlp(ed, ed, path, (char *)NULL);
-		else
-			execlp("sensible-editor", "sensible-editor", path, (char *)NULL);
-		if (!ed)
-			execlp("vi", "vi", path, (char *)NULL);
-		fprintf(stderr, "duress add: cannot run the editor %s: %s\n", ed ? ed : "vi",
-			strerror(errno));
-		_exit(127);
+		exec_editor(&ed, path);
 	}
 	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -637,8 +658,9 @@ static void say_finish(const struct add_opts *o, const char *action, const char 
 }
 
 /* Edits if asked, then signs the installed action bound to its config. */
-static int sign_installed(struct add_opts *o, const char *action, const char *conf)
+static int sign_installed(const struct add_opts *o, const char *action, const char *conf)
 {
+	struct duress_sign_opts sign = o->sign;
 	struct duress_password *pw = NULL;
 	int r;
 
@@ -647,10 +669,10 @@ static int sign_installed(struct add_opts *o, const char *action, const char *co
 		return -1;
 	}
 	if (conf)
-		o->sign.also[o->sign.n_also++] = conf;
+		sign.also[sign.n_also++] = conf;
 	r = duress_read_password(o->from_stdin, true, &pw);
 	if (r == 0)
-		r = duress_sign_file(action, pw, &o->sign);
+		r = duress_sign_file(action, pw, &sign);
 	duress_password_free(pw);
 	if (r < 0)
 		say_finish(o, action, conf);
@@ -658,7 +680,7 @@ static int sign_installed(struct add_opts *o, const char *action, const char *co
 }
 
 /* Copies, signs and checks; returns the exit status. */
-static int install(struct add_opts *o, struct example *ex, const struct duress_opts *mo)
+static int install(const struct add_opts *o, struct example *ex, const struct duress_opts *mo)
 {
 	char action[PATH_MAX], conf[PATH_MAX], conf_name[NAME_MAX + 1];
 	struct target t;
