@@ -168,17 +168,29 @@ static bool report_action(const char *path, const struct duress_dir *dir,
 	return true;
 }
 
-/* Lists a loaded directory; returns the number of actions not armed. */
+/*
+ * Lists a loaded directory, or only the action named only (not NULL);
+ * returns the number of actions not armed.
+ */
 static int report_dir(const char *path, const struct duress_dir *dir, bool legacy_ok,
-		      int *actions)
+		      const char *only, int *actions)
 {
-	int bad = 0;
+	int bad = 0, listed = 0;
 
-	if (dir->n_actions == 0)
-		printf("%s: no actions\n", path);
 	for (size_t i = 0; i < dir->n_actions; i++) {
+		if (only && strcmp(dir->actions[i].name, only) != 0)
+			continue;
 		bad += !report_action(path, dir, &dir->actions[i], legacy_ok);
 		*actions += dir->actions[i].skip != DURESS_NOT_AN_ACTION;
+		listed++;
+	}
+	if (listed == 0 && !only)
+		printf("%s: no actions\n", path);
+	if (listed == 0 && only) {
+		char name[DURESS_ESCAPED_SIZE(NAME_MAX)];
+
+		printf("%s/%s: not found\n", path, duress_escape(only, name, sizeof(name)));
+		bad++;
 	}
 	return bad;
 }
@@ -187,10 +199,11 @@ static int report_dir(const char *path, const struct duress_dir *dir, bool legac
  * Returns the number of actions not armed (a bad directory counts as one);
  * adds the number of actions listed to *actions.  The caps and legacy_sha256
  * are the module line's; files are opened with as's rights (NULL: ours), as
- * the module opens them.
+ * the module opens them.  only (not NULL): that action's line alone.
  */
 static int check_dir(const char *path, enum duress_scope scope, uid_t owner,
-		     const struct duress_identity *as, const struct duress_opts *mo, int *actions)
+		     const struct duress_identity *as, const struct duress_opts *mo,
+		     const char *only, int *actions)
 {
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	const struct duress_caps *caps = scope == DURESS_SCOPE_USER ? &mo->user_caps : &mo->caps;
@@ -227,14 +240,14 @@ static int check_dir(const char *path, enum duress_scope scope, uid_t owner,
 		duress_dir_free(&dir);
 		return 1;
 	}
-	bad = report_dir(shown, &dir, mo->legacy_sha256, actions);
+	bad = report_dir(shown, &dir, mo->legacy_sha256, only, actions);
 	duress_dir_free(&dir);
 	return bad;
 }
 
 /* As the module does: another user's directory is read with that user's rights. */
 static int check_user_dir(const char *path, const struct passwd *pw, const struct duress_opts *mo,
-			  int *actions)
+			  const char *only, int *actions)
 {
 	struct duress_identity as;
 	int bad;
@@ -247,7 +260,7 @@ static int check_user_dir(const char *path, const struct passwd *pw, const struc
 			strerror_r(-r, buf, sizeof(buf)));
 		return 1;
 	}
-	bad = check_dir(path, DURESS_SCOPE_USER, pw->pw_uid, &as, mo, actions);
+	bad = check_dir(path, DURESS_SCOPE_USER, pw->pw_uid, &as, mo, only, actions);
 	duress_identity_free(&as);
 	return bad;
 }
@@ -279,7 +292,7 @@ static int check_user(const struct check_opts *o, const struct duress_opts *mo, 
 		fprintf(stderr, "duress: --user-dir %s cannot be expanded for %s\n", mo->user_dir,
 			p->pw.pw_name);
 	else
-		*bad += check_user_dir(path, &p->pw, mo, actions);
+		*bad += check_user_dir(path, &p->pw, mo, NULL, actions);
 	free(p);
 	return r < 0 ? -1 : 0;
 }
@@ -611,7 +624,7 @@ static int check_dirs(const struct check_opts *o, const struct module_line *m, i
 	if (check_user(o, &mo, bad, actions) < 0)
 		return -1;
 	if (*mo.global_dir)
-		*bad += check_dir(mo.global_dir, DURESS_SCOPE_GLOBAL, 0, NULL, &mo, actions);
+		*bad += check_dir(mo.global_dir, DURESS_SCOPE_GLOBAL, 0, NULL, &mo, NULL, actions);
 	return 0;
 }
 
@@ -720,6 +733,16 @@ static bool module_reads(const struct stat *dir, const struct module_line *m, ui
 	       is_user_dir(dir, &mo, getuid());
 }
 
+/* The options of the first module line found (the one the warnings name), or the defaults. */
+static const struct module_line *first_line_opts(const struct stack_report *rep,
+						  struct duress_opts *mo)
+{
+	const struct module_line *first = rep->n_lines ? &rep->lines[0] : NULL;
+
+	module_opts(first, mo);
+	return first;
+}
+
 void duress_warn_unread_dir(const char *path, int dir_fd, uid_t owner, const char *pam_dir)
 {
 	struct stack_report rep = { .pam_dir = pam_dir ? pam_dir : PAM_DIR_DEFAULT };
@@ -737,8 +760,7 @@ void duress_warn_unread_dir(const char *path, int dir_fd, uid_t owner, const cha
 		read = module_reads(&dir, &rep.lines[i], owner);
 	if (rep.n_lines == 0)
 		read = module_reads(&dir, NULL, owner);
-	first = rep.n_lines ? &rep.lines[0] : NULL;
-	module_opts(first, &mo);
+	first = first_line_opts(&rep, &mo);
 	if (!read)
 		fprintf(stderr,
 			"duress: %s: warning: not in a directory the module reads (user_dir=%s, "
@@ -749,4 +771,47 @@ void duress_warn_unread_dir(const char *path, int dir_fd, uid_t owner, const cha
 			first ? duress_escape(first->at, src, sizeof(src)) : "", rep.pam_dir);
 	for (size_t i = 0; i < rep.n_lines; i++)
 		module_line_free(&rep.lines[i]);
+}
+
+struct duress_module_lines {
+	struct stack_report rep;
+};
+
+struct duress_module_lines *duress_module_lines_read(const char *pam_dir, struct duress_opts *mo)
+{
+	struct duress_module_lines *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->rep.pam_dir = pam_dir ? pam_dir : PAM_DIR_DEFAULT;
+	collect_lines(&l->rep);
+	(void)first_line_opts(&l->rep, mo);
+	return l;
+}
+
+void duress_module_lines_free(struct duress_module_lines *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->rep.n_lines; i++)
+		module_line_free(&l->rep.lines[i]);
+	free(l);
+}
+
+int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, const char *dir,
+			const char *name)
+{
+	struct duress_passwd *p = NULL;
+	int actions = 0, bad;
+
+	if (scope == DURESS_SCOPE_GLOBAL) {
+		bad = check_dir(dir, scope, 0, NULL, mo, name, &actions);
+	} else if (duress_getpw(NULL, getuid(), &p) == 0 && p) {
+		bad = check_user_dir(dir, &p->pw, mo, name, &actions);
+	} else {
+		fputs("duress: cannot look up your account\n", stderr);
+		bad = 1;
+	}
+	free(p);
+	return bad == 0 && actions == 1 ? 0 : 1;
 }

@@ -11,6 +11,9 @@ int duress_cmd_check(int argc, char **argv);
 
 #include <sys/types.h>
 
+#include "core/opts.h"
+#include "core/safe_open.h"
+
 /*
  * After `duress sign`: one warning line on stderr when dir_fd (the directory
  * path was signed in) is none the module reads: the global_dir= or the
@@ -19,3 +22,22 @@ int duress_cmd_check(int argc, char **argv);
  * or the module's defaults when no line is found; it says which.
  */
 void duress_warn_unread_dir(const char *path, int dir_fd, uid_t owner, const char *pam_dir);
+
+/*
+ * The pam_duress.so lines of pam_dir's common-auth services (NULL:
+ * /etc/pam.d), and in *mo the options of the first one found, the line
+ * duress_warn_unread_dir() names (the module's defaults when there is none).
+ * *mo points into the result: free it after the last use of *mo.  NULL when
+ * out of memory.
+ */
+struct duress_module_lines;
+struct duress_module_lines *duress_module_lines_read(const char *pam_dir, struct duress_opts *mo);
+void duress_module_lines_free(struct duress_module_lines *l);
+
+/*
+ * duress check's line for the one action name in dir, judged with mo's
+ * caps as the module would (a per-user dir as the caller's).  Returns 0
+ * only if it is ARMED, else 1.
+ */
+int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, const char *dir,
+			const char *name);

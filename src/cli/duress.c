@@ -4,7 +4,7 @@
  *
  *   duress sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N] FILE...
  *   duress verify [--stdin] FILE
- *   duress check ..., duress test ... (check.c, pamtest.c)
+ *   duress check ..., duress test ..., duress add ... (check.c, pamtest.c, add.c)
  *
  * Installed also as duress_sign, which behaves as "duress sign".
  */
@@ -21,6 +21,7 @@
 
 #include <sodium.h>
 
+#include "cli/add.h"
 #include "cli/check.h"
 #include "cli/pamtest.h"
 #include "cli/password.h"
@@ -45,22 +46,36 @@ static void usage(FILE *out)
 	      "        exit 0 only if every stack is right and every action is armed\n"
 	      "  test [--stdin] [--service NAME] USER\n"
 	      "        a real PAM authentication and account check, said in words\n"
+	      "  add --list [--examples-dir DIR]\n"
+	      "        list the example actions, each with its summary\n"
+	      "  add EXAMPLE [--global] [--set KEY=VALUE]... [--no-edit] [--stdin]\n"
+	      "      [--force] [--examples-dir DIR] [--pam-dir DIR]\n"
+	      "        install an example and its config where the module reads them,\n"
+	      "        edit or --set the config, sign both, and check the action;\n"
+	      "        exit 0 only if it is armed"
 	      "\n"
 	      "Options:\n"
-	      "  --stdin              sign, verify: read the password as one line from\n"
-	      "                       standard input; test: one line per prompt\n"
+	      "  --stdin              sign, verify, add: read the password as one line\n"
+	      "                       from standard input; test: one line per prompt\n"
 	      "  --also FILE          sign: bind a companion file too (up to 8): if it\n"
 	      "                       changes, the action no longer runs\n"
-	      "  --memlimit BYTES     sign: Argon2id memory for a new salt (K, M, G suffixes)\n"
-	      "  --opslimit N         sign: Argon2id passes for a new salt\n"
+	      "  --memlimit BYTES     sign, add: Argon2id memory for a new salt (K, M, G\n"
+	      "                       suffixes)\n"
+	      "  --opslimit N         sign, add: Argon2id passes for a new salt\n"
 	      "  --user USER          check: whose per-user directory (default: yours)\n"
 	      "  --global-dir DIR     check: the global directory (\"\" skips it)\n"
 	      "  --user-dir TEMPLATE  check: the per-user directory, %h = home, %u = user\n"
 	      "  --service NAME       check: a PAM service to read (default: those that\n"
 	      "                       include common-auth); test: the PAM service\n"
 	      "                       (default login)\n"
-	      "  --pam-dir DIR        sign, check: where the PAM stack is read\n"
+	      "  --pam-dir DIR        sign, check, add: where the PAM stack is read\n"
 	      "                       (default /etc/pam.d; \"\" for check: do not read it)\n"
+	      "  --list               add: list the examples\n"
+	      "  --global             add: install in the global directory (root only)\n"
+	      "  --set KEY=VALUE      add: set a KEY= line of the config (no editor)\n"
+	      "  --no-edit            add: do not open the config in an editor\n"
+	      "  --force              add: replace the example's files already there\n"
+	      "  --examples-dir DIR   add: where the examples are\n"
 	      "  -h, --help           show this help; after a COMMAND, that command's help\n"
 	      "  --version            show the version\n"
 	      "\n"
@@ -157,12 +172,7 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 			break;
 		case OPT_MEMLIMIT:
 		case OPT_OPSLIMIT:
-			if (duress_parse_size(optarg, UINT32_MAX * 1024ULL,
-					      opt == OPT_MEMLIMIT ? &c->sign.memlimit
-								  : &c->sign.opslimit) < 0 ||
-			    (opt == OPT_OPSLIMIT && c->sign.opslimit > UINT32_MAX)) {
-				fprintf(stderr, "duress: bad value for --%s: %s\n",
-					opt == OPT_MEMLIMIT ? "memlimit" : "opslimit", optarg);
+			if (duress_sign_opts_cost(&c->sign, opt == OPT_MEMLIMIT, optarg) < 0) {
 				*status = 2;
 				return -1;
 			}
@@ -254,6 +264,8 @@ int main(int argc, char **argv)
 		return duress_cmd_check(argc - 1, argv + 1);
 	if (strcmp(argv[1], "test") == 0)
 		return duress_cmd_test(argc - 1, argv + 1);
+	if (strcmp(argv[1], "add") == 0)
+		return duress_cmd_add(argc - 1, argv + 1);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;

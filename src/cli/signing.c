@@ -369,36 +369,15 @@ static int check_cost(const struct action_file *f, const struct dir_view *v,
 /* Writes the line to NAME.sig through a temporary file and rename(). */
 static int write_sig(const struct action_file *f, const char *line, size_t len)
 {
-	char tmp[NAME_MAX + 1], final[NAME_MAX + 1];
-	unsigned char rnd[6];
-	char hex[sizeof(rnd) * 2 + 1];
-	int fd, r = 0;
+	char final[NAME_MAX + 1];
+	bool root = geteuid() == 0;
+	int r;
 
-	randombytes_buf(rnd, sizeof(rnd));
-	sodium_bin2hex(hex, sizeof(hex), rnd, sizeof(rnd));
-	if (snprintf(final, sizeof(final), "%s%s", f->name, DURESS_SIG_SUFFIX) >= (int)sizeof(final) ||
-	    snprintf(tmp, sizeof(tmp), ".%.*s.%s", NAME_MAX - 16, f->name, hex) >= (int)sizeof(tmp))
+	if (snprintf(final, sizeof(final), "%s%s", f->name, DURESS_SIG_SUFFIX) >= (int)sizeof(final))
 		return fail(f->path, "name too long for its signature");
-	fd = openat(f->dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return fail(f->dir, strerror(errno));
-	if ((geteuid() == 0 && fchown(fd, f->st.st_uid, f->st.st_gid) < 0) || fchmod(fd, 0600) < 0)
-		r = -errno;
-	/* A short write must not pass for a signature. */
-	if (r == 0)
-		r = duress_write_all(fd, line, len);
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && renameat(f->dir_fd, tmp, f->dir_fd, final) < 0)
-		r = -errno;
-	if (r < 0) {
-		unlinkat(f->dir_fd, tmp, 0);
-		return fail(f->path, strerror(-r ? -r : EIO));
-	}
-	(void)fsync(f->dir_fd);
-	return 0;
+	r = duress_write_file_at(f->dir_fd, final, line, len, 0600,
+				 root ? f->st.st_uid : (uid_t)-1, root ? f->st.st_gid : (gid_t)-1);
+	return r < 0 ? fail(f->path, strerror(-r)) : 0;
 }
 
 /* Says, as the module would judge it, what still keeps the action from running. */
@@ -492,6 +471,19 @@ static int add_companions(const struct action_file *f, const struct duress_sign_
 					    : strerror(-r));
 			return -1;
 		}
+	}
+	return 0;
+}
+
+int duress_sign_opts_cost(struct duress_sign_opts *opts, bool memory, const char *value)
+{
+	uint64_t *field = memory ? &opts->memlimit : &opts->opslimit;
+
+	if (duress_parse_size(value, UINT32_MAX * 1024ULL, field) < 0 ||
+	    (!memory && *field > UINT32_MAX)) {
+		fprintf(stderr, "duress: bad value for --%s: %s\n", memory ? "memlimit" : "opslimit",
+			value);
+		return -1;
 	}
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <stddef.h>
@@ -15,6 +16,12 @@ struct duress_sign_opts {
 	size_t n_also;
 	const char *pam_dir; /* where to find the module line's directories (NULL: /etc/pam.d) */
 };
+
+/*
+ * --memlimit (memory true) or --opslimit: parses value into opts.  Returns
+ * 0, or -1 after a one-line error.
+ */
+int duress_sign_opts_cost(struct duress_sign_opts *opts, bool memory, const char *value);
 
 /*
  * Signs the action at path where it lies, bound to the companion files,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * Writes all of data, through short writes and EINTR.  Returns 0, or -errno
@@ -9,3 +10,14 @@
  * links it too.
  */
 int duress_write_all(int fd, const void *data, size_t len);
+
+/*
+ * Replaces dir_fd's entry name with a file holding data, atomically: a new
+ * temporary file beside it (O_EXCL|O_NOFOLLOW, so nothing planted there is
+ * followed), given mode and owner (uid/gid -1: unchanged), written, fsync'd,
+ * then renamed over name (a symlink there is replaced, never followed) and
+ * the directory fsync'd.  Returns 0 or -errno; the temporary file is
+ * removed on failure.
+ */
+int duress_write_file_at(int dir_fd, const char *name, const void *data, size_t len, mode_t mode,
+			 uid_t uid, gid_t gid);

@@ -21,7 +21,7 @@ help_of() {
 help_of --help
 main=$out
 check "--help: the general usage" grep -qx "Usage: duress COMMAND \[OPTION\]... ARG..." <<<"$main"
-for cmd in sign verify check test; do
+for cmd in sign verify check test add; do
 	check "--help: lists the $cmd command" grep -q "^  $cmd " <<<"$main"
 done
 # Every --option of a command's synopsis has a line of its own under Options.
@@ -29,7 +29,7 @@ listed=$(sed -n '/^Commands:/,/^Options:/p' <<<"$main" | grep -o -- '--[a-z-]*' 
 options=$(sed -n '/^Options:/,$p' <<<"$main")
 check "--help: the synopsis lists options" test "$(wc -w <<<"$listed")" -ge 8
 for o in $listed; do
-	check "--help: $o is described" grep -Eq -- "^  (-h, )?$o [A-Z ]*  +[a-z]" <<<"$options"
+	check "--help: $o is described" grep -Eq -- "^  (-h, )?$o [A-Z= ]*  +[a-z]" <<<"$options"
 done
 check "--help: --version is described" grep -Eq -- "^  --version +show the version" <<<"$options"
 help_of -h
@@ -61,6 +61,15 @@ help_of check --help
 check "check --help: its own usage line" grep -q "^Usage: duress check" <<<"$out"
 help_of test --help
 check "test --help: its own usage line" grep -q "^Usage: duress test" <<<"$out"
+help_of add --help
+add=$out
+check "add --help: its own usage line" grep -q "^Usage: duress add --list" <<<"$add"
+for o in --list --global --set --no-edit --stdin --force --examples-dir --pam-dir --memlimit --help; do
+	check "add --help: describes $o" grep -Eq -- "^  (-h, )?$o" <<<"$add"
+done
+check "add --help: says its exit status" grep -q "^Exit 0 when the action is ARMED" <<<"$add"
+err=$(duress add --bogus 2>&1 >/dev/null)
+check "add --bogus: exit 2 and points at add --help" test $? -eq 2 -a -n "$(grep "try 'duress add --help'" <<<"$err")"
 
 # --- bad usage points at the command's help --------------------------------------
 err=$(duress verify --also x y 2>&1 >/dev/null)

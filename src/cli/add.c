@@ -1,0 +1,749 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "cli/add.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/check.h"
+#include "cli/password.h"
+#include "cli/signing.h"
+#include "core/actions.h"
+#include "core/auth.h"
+#include "core/escape.h"
+#include "core/opts.h"
+#include "core/safe_open.h"
+#include "core/write.h"
+
+#define MAX_SETS 32
+#define MAX_EXAMPLES 256
+/* An example is a short script and a short config: anything larger is not one. */
+#define EXAMPLE_MAX_SIZE (1U << 20)
+/* The line every example finds its config through, for NAME: */
+#define CONFIG_LINE_PREFIX "CONFIG=/etc/duress.d/"
+#define CONF_SUFFIX ".conf"
+#define SUMMARY_PREFIX "# Summary: "
+
+struct add_opts {
+	bool list, global, no_edit, from_stdin, force;
+	const char *examples_dir;
+	const char *sets[MAX_SETS];
+	size_t n_sets;
+	struct duress_sign_opts sign; /* cost and pam_dir, as for duress sign */
+};
+
+struct buffer {
+	char *data;
+	size_t len;
+};
+
+struct example {
+	const char *name;
+	struct buffer script, conf;
+	bool has_conf;
+};
+
+/* Where the example goes, judged and open. */
+struct target {
+	char dir[PATH_MAX];
+	int fd;
+	enum duress_scope scope;
+	uid_t uid; /* owner of the files written; -1: the caller, unchanged */
+	gid_t gid;
+};
+
+static void add_usage(FILE *out)
+{
+	fputs("Usage: duress add --list [--examples-dir DIR]\n"
+	      "       duress add EXAMPLE [--global] [--set KEY=VALUE]... [--no-edit] [--stdin]\n"
+	      "                  [--force] [--examples-dir DIR] [--pam-dir DIR]\n"
+	      "                  [--memlimit BYTES] [--opslimit N]\n"
+	      "\n"
+	      "Copies the example action EXAMPLE and its EXAMPLE.conf into your per-user\n"
+	      "directory (or, with --global, the global one), as the module line of the\n"
+	      "PAM stack names them; opens the config in $VISUAL or $EDITOR at a terminal\n"
+	      "unless --set or --no-edit is given; asks for the duress password, signs\n"
+	      "the action bound to its config, and prints duress check's line for it.\n"
+	      "\n"
+	      "  --list             list the examples, each with its summary\n"
+	      "  --global           install in the global directory (root only)\n"
+	      "  --set KEY=VALUE    set KEY (a KEY= line of the config) to VALUE, one\n"
+	      "                     line; the last KEY= line is replaced; no editor\n"
+	      "  --no-edit          do not open the config in an editor\n"
+	      "  --stdin            read the password as one line from standard input\n"
+	      "  --force            replace an EXAMPLE or EXAMPLE.conf already there\n"
+	      "  --examples-dir DIR where the examples are (default " DURESS_EXAMPLES_DIR ")\n"
+	      "  --pam-dir DIR      where the PAM stack is read (default /etc/pam.d)\n"
+	      "  --memlimit BYTES, --opslimit N   as for duress sign\n"
+	      "  -h, --help         show this help\n"
+	      "\n"
+	      "Exit 0 when the action is ARMED (or the list is shown), 1 otherwise, 2 on\n"
+	      "bad usage or a missing examples directory.\n",
+	      out);
+}
+
+enum { OPT_LIST = 256, OPT_GLOBAL, OPT_SET, OPT_NO_EDIT, OPT_STDIN, OPT_FORCE, OPT_EXAMPLES_DIR,
+       OPT_PAM_DIR, OPT_MEMLIMIT, OPT_OPSLIMIT };
+
+static const struct option add_options[] = {
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "global", no_argument, NULL, OPT_GLOBAL },
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "no-edit", no_argument, NULL, OPT_NO_EDIT },
+	{ "stdin", no_argument, NULL, OPT_STDIN },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "examples-dir", required_argument, NULL, OPT_EXAMPLES_DIR },
+	{ "pam-dir", required_argument, NULL, OPT_PAM_DIR },
+	{ "memlimit", required_argument, NULL, OPT_MEMLIMIT },
+	{ "opslimit", required_argument, NULL, OPT_OPSLIMIT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One option that is not a plain flag; -1 (exit status in *status) to stop. */
+static int apply_option(struct add_opts *o, int opt, int *status)
+{
+	*status = 2;
+	switch (opt) {
+	case OPT_SET:
+		if (o->n_sets == MAX_SETS) {
+			fprintf(stderr, "duress add: at most %d --set\n", MAX_SETS);
+			return -1;
+		}
+		o->sets[o->n_sets++] = optarg;
+		return 0;
+	case OPT_EXAMPLES_DIR:
+		o->examples_dir = optarg;
+		return 0;
+	case OPT_PAM_DIR:
+		o->sign.pam_dir = optarg;
+		return 0;
+	case OPT_MEMLIMIT:
+	case OPT_OPSLIMIT:
+		return duress_sign_opts_cost(&o->sign, opt == OPT_MEMLIMIT, optarg);
+	case 'h':
+		add_usage(stdout);
+		*status = 0;
+		return -1;
+	default:
+		fputs("duress: try 'duress add --help'\n", stderr);
+		return -1;
+	}
+}
+
+/* Returns the index of the first operand, or -1 with the exit status in *status. */
+static int parse_add(struct add_opts *o, int argc, char **argv, int *status)
+{
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", add_options, NULL)) != -1) {
+		bool *flag = opt == OPT_LIST      ? &o->list
+			     : opt == OPT_GLOBAL  ? &o->global
+			     : opt == OPT_NO_EDIT ? &o->no_edit
+			     : opt == OPT_STDIN   ? &o->from_stdin
+			     : opt == OPT_FORCE   ? &o->force
+						  : NULL;
+
+		if (flag)
+			*flag = true;
+		else if (apply_option(o, opt, status) < 0)
+			return -1;
+	}
+	return optind;
+}
+
+/*
+ * A plain name: no dot (so no NAME.conf, .sig, hidden file), no slash, room
+ * for NAME.conf, and nothing that is not printable: it is shown as it is.
+ */
+static bool is_example_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		if (*c < 0x20 || *c == 0x7f || *c == '.' || *c == '/')
+			return false;
+	return len > 0 && len <= NAME_MAX - strlen(CONF_SUFFIX) && duress_is_action_name(name);
+}
+
+/*
+ * Reads name in dir_fd whole (at most EXAMPLE_MAX_SIZE), never through a
+ * symlink, never a FIFO or device.  Returns 0, -ENOENT (absent), or -1
+ * after a one-line error.  *st is what was read.
+ */
+static int load_file(int dir_fd, const char *shown_dir, const char *name, struct buffer *b,
+		     struct stat *st)
+{
+	struct duress_trust t = { .max_size = EXAMPLE_MAX_SIZE };
+	struct duress_file in = { .fd = -1 };
+	ssize_t n = 0;
+	int r = duress_open_file(dir_fd, name, DURESS_FILE_INPUT, &t, true, &in);
+
+	*b = (struct buffer){ 0 };
+	if (r == 0 && in.error == ENOENT)
+		return -ENOENT;
+	if (r < 0 || in.fd < 0) {
+		fprintf(stderr, "duress add: %s/%s: %s\n", shown_dir, name,
+			in.skip == DURESS_SKIP_TOO_LARGE ? "too large for an example"
+			: in.error			 ? strerror(in.error)
+							 : duress_skip_reason(in.skip));
+		return -1;
+	}
+	*st = in.st;
+	/* One more byte than the cap: a file that grew since fstat() is seen. */
+	b->data = malloc((size_t)in.st.st_size + 2);
+	while (b->data && b->len <= (size_t)in.st.st_size &&
+	       (n = read(in.fd, b->data + b->len, (size_t)in.st.st_size + 1 - b->len)) > 0)
+		b->len += (size_t)n;
+	close(in.fd);
+	if (!b->data || n < 0 || b->len != (size_t)in.st.st_size) {
+		fprintf(stderr, "duress add: %s/%s: %s\n", shown_dir, name,
+			!b->data ? "out of memory" : "cannot be read whole");
+		free(b->data);
+		*b = (struct buffer){ 0 };
+		return -1;
+	}
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+/* The next line of b from *pos (without its newline); false at the end. */
+static bool next_line(const struct buffer *b, size_t *pos, const char **line, size_t *len)
+{
+	const char *nl;
+
+	if (*pos >= b->len)
+		return false;
+	*line = b->data + *pos;
+	nl = memchr(*line, '\n', b->len - *pos);
+	*len = nl ? (size_t)(nl - *line) : b->len - *pos;
+	*pos += *len + (nl != NULL);
+	return true;
+}
+
+/* The text of the "# Summary: " line, the script's second or third; NULL if none. */
+static const char *summary(const struct buffer *script, char *buf, size_t size)
+{
+	size_t pos = 0, len = 0, plen = strlen(SUMMARY_PREFIX);
+	const char *line = NULL;
+
+	for (int i = 1; i <= 3 && next_line(script, &pos, &line, &len); i++)
+		if (i >= 2 && len >= plen && memcmp(line, SUMMARY_PREFIX, plen) == 0) {
+			snprintf(buf, size, "%.*s", (int)(len - plen), line + plen);
+			return buf;
+		}
+	return NULL;
+}
+
+/* Whether entry name of dir_fd is an example: a regular file, executable by its owner. */
+static bool is_example(int dir_fd, const char *name)
+{
+	struct stat st;
+
+	return is_example_name(name) && fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(st.st_mode) && (st.st_mode & S_IXUSR);
+}
+
+static int compare_names(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The example names of an open directory, sorted; returns how many, or -1 (reported). */
+static int example_names(DIR *d, char **names, size_t max)
+{
+	struct dirent *e;
+	size_t n = 0;
+
+	while ((e = readdir(d)) && n < max)
+		if (is_example(dirfd(d), e->d_name) && !(names[n++] = strdup(e->d_name))) {
+			fputs("duress add: out of memory\n", stderr);
+			while (n > 0)
+				free(names[--n]);
+			return -1;
+		}
+	qsort(names, n, sizeof(*names), compare_names);
+	return (int)n;
+}
+
+/* One line per example: its name and summary.  Returns the exit status. */
+static int list_examples(const char *dir)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], text[256], esc[DURESS_ESCAPED_SIZE(256)];
+	char *names[MAX_EXAMPLES];
+	DIR *d = opendir(dir);
+	int n, bad = 0;
+
+	duress_escape(dir, shown, sizeof(shown));
+	if (!d) {
+		fprintf(stderr, "duress add: examples directory %s: %s\n", shown, strerror(errno));
+		return 2;
+	}
+	n = example_names(d, names, MAX_EXAMPLES);
+	if (n == 0)
+		printf("%s: no examples\n", shown);
+	for (int i = 0; i < n; i++) {
+		struct buffer script;
+		struct stat st;
+		const char *s = NULL;
+
+		if (load_file(dirfd(d), shown, names[i], &script, &st) == 0)
+			s = summary(&script, text, sizeof(text));
+		else
+			bad = 1;
+		/* A summary is data: no escape sequence reaches the terminal. */
+		printf("%-15s %s\n", names[i], s ? duress_escape(s, esc, sizeof(esc)) : "(no summary)");
+		free(script.data);
+		free(names[i]);
+	}
+	closedir(d);
+	return n < 0 ? 2 : bad;
+}
+
+static void example_free(struct example *ex)
+{
+	free(ex->script.data);
+	free(ex->conf.data);
+}
+
+/* Reads the example and its config; -1 after a one-line error (nothing to free). */
+static int load_example(const char *dir, const char *name, struct example *ex)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], conf[NAME_MAX + 1];
+	struct stat st;
+	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r;
+
+	*ex = (struct example){ .name = name };
+	duress_escape(dir, shown, sizeof(shown));
+	if (dir_fd < 0) {
+		fprintf(stderr, "duress add: examples directory %s: %s\n", shown, strerror(errno));
+		return -1;
+	}
+	r = load_file(dir_fd, shown, name, &ex->script, &st);
+	if (r == 0 && !(st.st_mode & S_IXUSR))
+		r = -ENOEXEC;
+	if (r == -ENOENT || r == -ENOEXEC)
+		fprintf(stderr, "duress add: no example \"%s\" in %s (see duress add --list)\n", name,
+			shown);
+	snprintf(conf, sizeof(conf), "%s" CONF_SUFFIX, name);
+	if (r == 0) {
+		r = load_file(dir_fd, shown, conf, &ex->conf, &st);
+		ex->has_conf = r == 0;
+		if (r == -ENOENT)
+			r = 0;
+	}
+	close(dir_fd);
+	if (r < 0)
+		example_free(ex);
+	return r < 0 ? -1 : 0;
+}
+
+/* Replaces the line [line, line + len) of b with text.  Returns 0, or -1 out of memory. */
+static int replace_line(struct buffer *b, const char *line, size_t len, const char *text)
+{
+	size_t at = (size_t)(line - b->data), text_len = strlen(text);
+	size_t new_len = b->len - len + text_len;
+	char *data = malloc(new_len + 1);
+
+	if (!data) {
+		fputs("duress add: out of memory\n", stderr);
+		return -1;
+	}
+	memcpy(data, b->data, at);
+	memcpy(data + at, text, text_len);
+	memcpy(data + at + text_len, line + len, b->len - at - len);
+	data[new_len] = '\0';
+	free(b->data);
+	*b = (struct buffer){ .data = data, .len = new_len };
+	return 0;
+}
+
+/* The one line of b that equals want, or the last that starts with it (prefix). */
+static int find_line(const struct buffer *b, const char *want, bool prefix, const char **ret,
+		     size_t *ret_len)
+{
+	size_t pos = 0, len, want_len = strlen(want);
+	const char *line;
+	int n = 0;
+
+	while (next_line(b, &pos, &line, &len))
+		if (prefix ? len >= want_len && memcmp(line, want, want_len) == 0
+			   : len == want_len && memcmp(line, want, len) == 0) {
+			*ret = line;
+			*ret_len = len;
+			n++;
+		}
+	return n;
+}
+
+/*
+ * Characters a path may have on the unquoted CONFIG= line of a sh script:
+ * anything else (a space, a quote, $) would be read by the shell.
+ */
+static bool shell_safe(const char *s)
+{
+	return s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+@%,:")] ==
+	       '\0';
+}
+
+/* Points the script's one CONFIG=/etc/duress.d/NAME.conf line at the installed config. */
+static int rewrite_config_line(struct example *ex, const char *conf_path)
+{
+	char want[sizeof(CONFIG_LINE_PREFIX) + NAME_MAX + 1], text[PATH_MAX + 8];
+	const char *line = NULL;
+	size_t len = 0;
+	int n;
+
+	if (!ex->has_conf)
+		return 0;
+	snprintf(want, sizeof(want), CONFIG_LINE_PREFIX "%s" CONF_SUFFIX, ex->name);
+	n = find_line(&ex->script, want, false, &line, &len);
+	if (n != 1) {
+		fprintf(stderr, "duress add: %s: not an example: %s one line \"%s\"\n", ex->name,
+			n ? "more than" : "no", want);
+		return -1;
+	}
+	snprintf(text, sizeof(text), "CONFIG=%s", conf_path);
+	return replace_line(&ex->script, line, len, text);
+}
+
+static bool is_key(const char *s, size_t len)
+{
+	if (len == 0 || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_", s[i]))
+			return false;
+	return true;
+}
+
+/* --set KEY=VALUE: the config's last "KEY=" line becomes "KEY=VALUE". */
+static int apply_set(struct example *ex, const char *set)
+{
+	const char *eq = strchr(set, '='), *line = NULL;
+	char key[256];
+	size_t len = 0;
+
+	if (!eq || !is_key(set, (size_t)(eq - set)) || (size_t)(eq - set) + 2 > sizeof(key)) {
+		fprintf(stderr, "duress add: --set %s: not KEY=VALUE\n", set);
+		return -1;
+	}
+	if (strpbrk(eq + 1, "\n\r")) {
+		fprintf(stderr, "duress add: --set %.*s: the value must be one line\n",
+			(int)(eq - set), set);
+		return -1;
+	}
+	if (!ex->has_conf) {
+		fprintf(stderr, "duress add: --set: %s has no config\n", ex->name);
+		return -1;
+	}
+	snprintf(key, sizeof(key), "%.*s=", (int)(eq - set), set);
+	if (find_line(&ex->conf, key, true, &line, &len) == 0) {
+		fprintf(stderr, "duress add: --set %.*s: unknown key (no %s line in %s" CONF_SUFFIX
+			")\n", (int)(eq - set), set, key, ex->name);
+		return -1;
+	}
+	return replace_line(&ex->conf, line, len, set);
+}
+
+/* The directory the module line names for this scope, expanded for the caller. */
+static int target_path(const struct add_opts *o, const struct duress_opts *mo, char *buf,
+		       size_t size)
+{
+	struct duress_passwd *p = NULL;
+	int r;
+
+	if (o->global) {
+		if (snprintf(buf, size, "%s", mo->global_dir) >= (int)size)
+			return -ENAMETOOLONG;
+		return *buf == '/' ? 0 : -EINVAL;
+	}
+	if (!*mo->user_dir)
+		return -EINVAL;
+	r = duress_getpw(NULL, getuid(), &p);
+	if (r == 0 && !p)
+		r = -ENOENT;
+	if (r == 0)
+		r = duress_expand_user_dir(mo->user_dir, p->pw.pw_name, p->pw.pw_dir, buf, size);
+	free(p);
+	return r;
+}
+
+/* Opens the target directory, made if missing, if the module would trust it. */
+static int open_target(struct target *t)
+{
+	struct duress_trust trust = { .scope = t->scope, .owner = getuid() };
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	struct duress_file f = { .fd = -1 };
+	bool made = mkdir(t->dir, t->scope == DURESS_SCOPE_GLOBAL ? 0755 : 0700) == 0;
+	int r;
+
+	duress_escape(t->dir, shown, sizeof(shown));
+	if (!made && errno != EEXIST) {
+		fprintf(stderr, "duress add: cannot create %s: %s\n", shown, strerror(errno));
+		return -1;
+	}
+	r = duress_open_file(AT_FDCWD, t->dir, DURESS_FILE_DIR, &trust, true, &f);
+	if (r == 0 && f.fd >= 0 && made &&
+	    (fchown(f.fd, t->uid, t->gid) < 0 ||
+	     fchmod(f.fd, t->scope == DURESS_SCOPE_GLOBAL ? 0755 : 0700) < 0))
+		r = -errno;
+	if (r < 0 || f.fd < 0) {
+		fprintf(stderr, "duress add: %s: %s\n", shown,
+			r < 0		  ? strerror(-r)
+			: f.error	  ? strerror(f.error)
+			: f.skip == DURESS_SKIP_NOT_REGULAR ? "not a directory"
+			: f.skip == DURESS_SKIP_OWNER ? "owned by another user: the module skips it"
+						      : "writable by group or others: the module skips it");
+		if (f.fd >= 0)
+			close(f.fd);
+		return -1;
+	}
+	t->fd = f.fd;
+	if (made)
+		printf("%s: created\n", shown);
+	return 0;
+}
+
+static int choose_target(const struct add_opts *o, const struct duress_opts *mo, struct target *t)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	int r;
+
+	*t = (struct target){ .fd = -1, .scope = o->global ? DURESS_SCOPE_GLOBAL : DURESS_SCOPE_USER,
+			      .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	if (o->global && geteuid() != 0) {
+		fputs("duress add: --global installs for every account: run it as root\n", stderr);
+		return -1;
+	}
+	if (geteuid() == 0) {
+		t->uid = o->global ? 0 : getuid();
+		t->gid = o->global ? 0 : getgid();
+	}
+	r = target_path(o, mo, t->dir, sizeof(t->dir));
+	if (r < 0) {
+		fprintf(stderr, "duress add: the module line %s: %s\n",
+			o->global ? "reads no global directory (global_dir=)"
+				  : "names no per-user directory for you (user_dir=)",
+			strerror(-r));
+		return -1;
+	}
+	if (!shell_safe(t->dir)) {
+		fprintf(stderr, "duress add: %s: a character the example's CONFIG= line cannot "
+			"hold unquoted\n", duress_escape(t->dir, shown, sizeof(shown)));
+		return -1;
+	}
+	return open_target(t);
+}
+
+/* Refuses to replace what the user has, unless --force. */
+static int refuse_existing(const struct target *t, const char *name, bool force)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	struct stat st;
+
+	if (fstatat(t->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+		return 0;
+	if (force)
+		return 0;
+	fprintf(stderr, "duress add: %s/%s already exists (--force replaces it)\n",
+		duress_escape(t->dir, shown, sizeof(shown)), name);
+	return -1;
+}
+
+static int write_one(const struct target *t, const char *name, const struct buffer *b,
+		     mode_t mode)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	int r = duress_write_file_at(t->fd, name, b->data, b->len, mode, t->uid, t->gid);
+
+	duress_escape(t->dir, shown, sizeof(shown));
+	if (r < 0)
+		fprintf(stderr, "duress add: %s/%s: %s\n", shown, name, strerror(-r));
+	else
+		printf("%s/%s: installed\n", shown, name);
+	return r < 0 ? -1 : 0;
+}
+
+/* The editor variable that is set, VISUAL before EDITOR, and its value; name NULL if neither. */
+struct editor {
+	const char *name, *value;
+};
+
+static struct editor editor_variable(void)
+{
+	static const char *const names[] = { "VISUAL", "EDITOR" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *value = getenv(names[i]);
+
+		if (value && *value)
+			return (struct editor){ names[i], value };
+	}
+	return (struct editor){ NULL, NULL };
+}
+
+/* In the child: the editor, else sensible-editor, else vi; never returns. */
+static void exec_editor(const struct editor *ed, const char *path)
+{
+	char script[32];
+
+	if (ed->name && strpbrk(ed->value, " \t")) {
+		snprintf(script, sizeof(script), "exec $%s \"$1\"", ed->name);
+		execl("/bin/sh", "sh", "-c", script, "sh", path, (char *)NULL);
+	} else if (ed->name) {
+		execlp(ed->value, ed->value, path, (char *)NULL);
+	} else {
+		execlp("sensible-editor", "sensible-editor", path, (char *)NULL);
+		execlp("vi", "vi", path, (char *)NULL);
+	}
+	fprintf(stderr, "duress add: cannot run the editor %s: %s\n",
+		ed->name ? ed->value : "vi", strerror(errno));
+	_exit(127);
+}
+
+/*
+ * Runs the editor on path and waits for it.  Named by a variable with a
+ * space in it ("code --wait"), it is run through sh, which splits it:
+ * that is what such a value means.  Returns 0 if it exited 0.
+ */
+static int edit(const char *path)
+{
+	struct editor ed = editor_variable();
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	int status = -1;
+	pid_t pid;
+
+	/* As system() does: ^C at the editor is the editor's. */
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
+	if (pid == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		exec_editor(&ed, path);
+	}
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (pid < 0)
+		fprintf(stderr, "duress add: cannot start the editor: %s\n", strerror(errno));
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fputs("duress add: the editor did not end well\n", stderr);
+	return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* How to finish by hand what add could not. */
+static void say_finish(const struct add_opts *o, const char *action, const char *conf)
+{
+	char a[DURESS_ESCAPED_SIZE(PATH_MAX)], c[DURESS_ESCAPED_SIZE(PATH_MAX)];
+
+	fprintf(stderr, "duress add: the files are installed but not signed; to finish: duress sign%s%s%s%s %s\n",
+		o->sign.pam_dir ? " --pam-dir " : "", o->sign.pam_dir ? o->sign.pam_dir : "",
+		conf ? " --also " : "", conf ? duress_escape(conf, c, sizeof(c)) : "",
+		duress_escape(action, a, sizeof(a)));
+}
+
+/* Edits if asked, then signs the installed action bound to its config. */
+static int sign_installed(const struct add_opts *o, const char *action, const char *conf)
+{
+	struct duress_sign_opts sign = o->sign;
+	struct duress_password *pw = NULL;
+	int r;
+
+	if (conf && !o->no_edit && o->n_sets == 0 && isatty(STDIN_FILENO) && edit(conf) < 0) {
+		say_finish(o, action, conf);
+		return -1;
+	}
+	if (conf)
+		sign.also[sign.n_also++] = conf;
+	r = duress_read_password(o->from_stdin, true, &pw);
+	if (r == 0)
+		r = duress_sign_file(action, pw, &sign);
+	duress_password_free(pw);
+	if (r < 0)
+		say_finish(o, action, conf);
+	return r;
+}
+
+/* Copies, signs and checks; returns the exit status. */
+static int install(const struct add_opts *o, struct example *ex, const struct duress_opts *mo)
+{
+	char action[PATH_MAX], conf[PATH_MAX], conf_name[NAME_MAX + 1];
+	struct target t;
+	int status = 1;
+
+	if (choose_target(o, mo, &t) < 0)
+		return 1;
+	snprintf(conf_name, sizeof(conf_name), "%s" CONF_SUFFIX, ex->name);
+	if (snprintf(action, sizeof(action), "%s/%s", t.dir, ex->name) >= (int)sizeof(action) ||
+	    snprintf(conf, sizeof(conf), "%s/%s", t.dir, conf_name) >= (int)sizeof(conf)) {
+		fputs("duress add: the target path is too long\n", stderr);
+		goto out;
+	}
+	if (refuse_existing(&t, ex->name, o->force) < 0 ||
+	    (ex->has_conf && refuse_existing(&t, conf_name, o->force) < 0) ||
+	    rewrite_config_line(ex, conf) < 0)
+		goto out;
+	for (size_t i = 0; i < o->n_sets; i++)
+		if (apply_set(ex, o->sets[i]) < 0)
+			goto out;
+	if ((ex->has_conf && write_one(&t, conf_name, &ex->conf, 0600) < 0) ||
+	    write_one(&t, ex->name, &ex->script, 0700) < 0 ||
+	    sign_installed(o, action, ex->has_conf ? conf : NULL) < 0)
+		goto out;
+	status = duress_check_action(mo, t.scope, t.dir, ex->name);
+out:
+	close(t.fd);
+	return status;
+}
+
+int duress_cmd_add(int argc, char **argv)
+{
+	struct add_opts o = { .examples_dir = DURESS_EXAMPLES_DIR };
+	struct duress_module_lines *lines;
+	struct duress_opts mo;
+	struct example ex;
+	int status = 0;
+	int first = parse_add(&o, argc, argv, &status);
+
+	if (first < 0)
+		return status;
+	if (o.list)
+		return first == argc ? list_examples(o.examples_dir)
+				     : (fputs("duress add: --list takes no EXAMPLE\n", stderr), 2);
+	if (argc - first != 1) {
+		fputs("duress add: exactly one EXAMPLE is needed; try 'duress add --list'\n", stderr);
+		return 2;
+	}
+	if (!is_example_name(argv[first])) {
+		fputs("duress add: an EXAMPLE is a plain name (no dot, no slash); see duress add --list\n",
+		      stderr);
+		return 2;
+	}
+	if (load_example(o.examples_dir, argv[first], &ex) < 0)
+		return 1;
+	lines = duress_module_lines_read(o.sign.pam_dir, &mo);
+	if (!lines) {
+		fputs("duress add: out of memory\n", stderr);
+		status = 1;
+	} else {
+		status = install(&o, &ex, &mo);
+	}
+	duress_module_lines_free(lines);
+	example_free(&ex);
+	return status;
+}

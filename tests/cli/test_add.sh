@@ -1,0 +1,245 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# duress add: listing the examples (a fake set and the tree's real ones),
+# installing one where the module line's user_dir= points (a temporary
+# directory), its files, modes, owner, rewritten CONFIG= line, --set values,
+# signature and check line; refusals; the editor through a pseudo-terminal.
+# Runs as any user; the --global install only as root (SKIP otherwise).
+# Usage: test_add.sh DURESS EXAMPLES_DIR
+set -u
+DURESS=$1
+REAL_EXAMPLES=$2
+# shellcheck source=tests/cli/tap.sh
+. "$(dirname "$0")/tap.sh"
+
+PW=Duress-add-pw-7
+EX=$T/ex
+U=$(id -un)
+TD=$T/$U # the per-user directory, user_dir=$T/%u
+# Cheap cost keeps the suite fast (and valgrind bearable).
+add() { duress add --pam-dir "$T/pam" --examples-dir "$EX" --memlimit 8K --opslimit 1 "$@"; }
+example() { # example NAME CONTENT [CONFIG]
+	printf '%s\n' "$2" >"$EX/$1"
+	chmod 755 "$EX/$1"
+	if [ $# -gt 2 ]; then printf '%s\n' "$3" >"$EX/$1.conf"; fi
+}
+
+mkdir -p "$EX" "$T/pam"
+echo "auth sufficient pam_duress.so user_dir=$T/%u" >"$T/pam/common-auth"
+echo "@include common-auth" >"$T/pam/login"
+DEMO='#!/bin/sh
+# Summary: a demo action for the tests
+set -eu
+CONFIG=/etc/duress.d/demo.conf
+# CONFIG=/etc/duress.d/demo.conf in a comment is not the line
+echo "$CONFIG"'
+example demo "$DEMO" '# GREETING=commented out
+GREETING=hello
+TARGET=first
+TARGET=second'
+example plain '#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Summary: no config at all
+true'
+example noconfig '#!/bin/sh
+# Summary: has a config but no CONFIG= line
+true' 'KEY=1'
+example notexec '#!/bin/sh'
+chmod 644 "$EX/notexec"
+example with.dot '#!/bin/sh'
+ln -s demo "$EX/link"
+
+# --- --list -------------------------------------------------------------------------
+out=$(duress add --list --examples-dir "$EX" 2>"$T/err")
+check "--list: exit 0" test $? -eq 0
+check "--list: nothing on stderr" test ! -s "$T/err"
+check "--list: a name and its summary" grep -Eqx "demo +a demo action for the tests" <<<"$out"
+check "--list: the summary on the third line" grep -Eqx "plain +no config at all" <<<"$out"
+check "--list: one line per example, in name order" test "$(cut -d' ' -f1 <<<"$out" | tr '\n' ' ')" = "demo noconfig plain "
+out=$(duress add --list --examples-dir "$REAL_EXAMPLES")
+check "--list of the tree's examples: exit 0" test $? -eq 0
+check "--list of the tree's examples: five" test "$(wc -l <<<"$out")" -eq 5
+for name in alert hide luks-wipe net-down self-uninstall; do
+	summary=$(sed -n '2,3s/^# Summary: //p' "$REAL_EXAMPLES/$name")
+	check "--list: $name with its summary" grep -Fqx "$(printf '%-15s %s' "$name" "$summary")" <<<"$out"
+done
+err=$(duress add --list --examples-dir "$T/missing" 2>&1 >/dev/null)
+check "--list, no examples directory: exit 2" test $? -eq 2
+check "--list, no examples directory: one line naming it" test "$(wc -l <<<"$err")" -eq 1 -a -n "$(grep -F "$T/missing" <<<"$err")"
+
+# --- add with --set and --stdin -----------------------------------------------------
+out=$(echo "$PW" | add demo --stdin --set "GREETING=hi there" --set TARGET=third 2>"$T/err")
+check "add: exit 0" test $? -eq 0
+check "add: the check line says ARMED" grep -qx "$TD/demo: ARMED" <<<"$out"
+check "add: the per-user directory is created 0700" test "$(stat -c %a "$TD")" = 700
+check "add: the action is 0700" test "$(stat -c %a "$TD/demo")" = 700
+check "add: the config is 0600" test "$(stat -c %a "$TD/demo.conf")" = 600
+check "add: the signature is 0600" test "$(stat -c %a "$TD/demo.sig")" = 600
+check "add: owned by the caller" test "$(stat -c %u "$TD/demo" "$TD/demo.conf" "$TD/demo.sig" "$TD" | sort -u)" = "$(id -u)"
+check "add: CONFIG= points at the installed config" test "$(grep -c "^CONFIG=$TD/demo.conf\$" "$TD/demo")" -eq 1
+check "add: only that line changed" test "$(diff <(sed "s|^CONFIG=$TD/demo.conf\$|CONFIG=/etc/duress.d/demo.conf|" "$TD/demo") "$EX/demo" && echo same)" = same
+check "add: --set replaced the key's line" grep -qx "GREETING=hi there" "$TD/demo.conf"
+check "add: --set left the comment alone" grep -qx "# GREETING=commented out" "$TD/demo.conf"
+check "add: --set replaced the last of two lines" test "$(grep '^TARGET=' "$TD/demo.conf" | tr '\n' ' ')" = "TARGET=first TARGET=third "
+check "add: no temporary file left" test "$(ls -A "$TD" | tr '\n' ' ')" = "demo demo.conf demo.sig "
+out=$(echo "$PW" | duress verify --stdin "$TD/demo")
+check "add: duress verify matches the password" test $? -eq 0
+echo "GREETING=changed" >>"$TD/demo.conf"
+out=$(duress check --pam-dir "$T/pam" --global-dir "")
+check "config edited afterwards: check exits 1" test $? -eq 1
+check "config edited afterwards: content changed since signing" grep -qx "$TD/demo: SKIPPED: content changed since signing" <<<"$out"
+
+# --- refusals -------------------------------------------------------------------------
+before=$(cat "$TD/demo" "$TD/demo.conf" "$TD/demo.sig" | sha256sum)
+err=$(echo "$PW" | add demo --stdin --set GREETING=x 2>&1 >/dev/null)
+check "already there: exit 1" test $? -eq 1
+check "already there: says so and names --force" grep -q "$TD/demo.* already exists (--force replaces it)" <<<"$err"
+err=$(echo "$PW" | add demo --stdin --force --set NOPE=1 2>&1 >/dev/null)
+check "unknown key: exit 1" test $? -eq 1
+check "unknown key: says so" grep -q "unknown key" <<<"$err"
+err=$(echo "$PW" | add demo --stdin --force --set "GREETING=a
+b" 2>&1 >/dev/null)
+check "value with a newline: exit 1" test $? -eq 1
+check "value with a newline: must be one line" grep -q "one line" <<<"$err"
+err=$(echo "$PW" | add demo --stdin --force --set "#GREETING=x" 2>&1 >/dev/null)
+check "not a KEY=VALUE: exit 1" test $? -eq 1
+check "refusals changed nothing" test "$(cat "$TD/demo" "$TD/demo.conf" "$TD/demo.sig" | sha256sum)" = "$before"
+out=$(echo "$PW" | add demo --stdin --force --set GREETING=forced 2>/dev/null)
+check "--force: exit 0 and ARMED" test $? -eq 0 -a -n "$(grep -x "$TD/demo: ARMED" <<<"$out")"
+check "--force: the new config replaced the edited one" test "$(grep -c '^GREETING=' "$TD/demo.conf")" -eq 1
+
+err=$(echo "$PW" | add noconfig --stdin 2>&1 >/dev/null)
+check "no CONFIG= line: exit 1" test $? -eq 1
+check "no CONFIG= line: not an example" grep -q "not an example" <<<"$err"
+check "no CONFIG= line: nothing installed" test ! -e "$TD/noconfig" -a ! -e "$TD/noconfig.conf"
+for bad in ../demo demo.conf .demo "demo/x" $'de\033mo' ""; do
+	add "$bad" --stdin </dev/null >/dev/null 2>&1
+	rc=$?
+	check "name $(printf %q "$bad"): exit 2" test $rc -eq 2
+done
+echo "$PW" | add notexec --stdin >/dev/null 2>&1
+check "a file that is not executable is no example: exit 1" test $? -eq 1
+
+chmod 770 "$TD"
+err=$(echo "$PW" | add plain --stdin 2>&1 >/dev/null)
+check "group-writable directory: exit 1" test $? -eq 1
+check "group-writable directory: the module's reason" grep -q "writable by group or others" <<<"$err"
+check "group-writable directory: nothing installed" test ! -e "$TD/plain"
+chmod 700 "$TD"
+
+# --- a symlink planted at the target name -------------------------------------------------
+echo precious >"$T/victim"
+echo precious >"$T/victim.conf"
+rm -f "$TD"/demo*
+ln -s "$T/victim" "$TD/demo"
+ln -s "$T/victim.conf" "$TD/demo.conf"
+echo "$PW" | add demo --stdin --set GREETING=x >/dev/null 2>&1
+check "symlink there: refused without --force" test $? -eq 1
+out=$(echo "$PW" | add demo --stdin --force --set GREETING=x 2>/dev/null)
+check "symlink there, --force: exit 0" test $? -eq 0
+check "symlink there, --force: replaced by regular files" test -f "$TD/demo" -a ! -L "$TD/demo" -a -f "$TD/demo.conf" -a ! -L "$TD/demo.conf"
+check "symlink there, --force: its target untouched" test "$(cat "$T/victim" "$T/victim.conf")" = "precious
+precious"
+
+# --- a real example of the tree ------------------------------------------------------------
+out=$(echo "$PW" | duress add alert --stdin --set NTFY_URL=http://127.0.0.1:9/t --examples-dir "$REAL_EXAMPLES" --pam-dir "$T/pam" --memlimit 8K --opslimit 1 2>/dev/null)
+check "the tree's alert: ARMED" grep -qx "$TD/alert: ARMED" <<<"$out"
+check "the tree's alert: reads its installed config" grep -qx "CONFIG=$TD/alert.conf" "$TD/alert"
+check "the tree's alert: the value set" grep -qx "NTFY_URL=http://127.0.0.1:9/t" "$TD/alert.conf"
+
+# --- no config: the script is copied as it is ------------------------------------------------
+out=$(echo "$PW" | add plain --stdin 2>/dev/null)
+check "example without config: ARMED" grep -qx "$TD/plain: ARMED" <<<"$out"
+check "example without config: the same bytes" cmp -s "$EX/plain" "$TD/plain"
+
+# --- signing fails: the files stay, and the way to finish is said ---------------------------
+rm -f "$TD"/demo*
+err=$(printf '' | add demo --stdin --set GREETING=x 2>&1 >/dev/null)
+check "no password: exit 1" test $? -eq 1
+check "no password: the files stay" test -f "$TD/demo" -a -f "$TD/demo.conf" -a ! -e "$TD/demo.sig"
+hint=$(sed -n 's/.*to finish: //p' <<<"$err")
+check "no password: says how to finish" test "$hint" = "duress sign --pam-dir $T/pam --also $TD/demo.conf $TD/demo"
+# shellcheck disable=SC2086 # the hint is words, as a user would type them
+echo "$PW" | duress ${hint#duress } --stdin --memlimit 8K --opslimit 1 >/dev/null 2>&1
+check "no password: the said command finishes it" test "$(duress check --pam-dir "$T/pam" --global-dir "" | grep "^$TD/demo:")" = "$TD/demo: ARMED"
+
+# --- --global ---------------------------------------------------------------------------
+if [ "$(id -u)" -eq 0 ]; then
+	asnobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+else
+	asnobody=()
+fi
+err=$(echo "$PW" | "${asnobody[@]}" $WRAP "$DURESS" add demo --global --stdin --pam-dir "$T/pam" --examples-dir "$EX" 2>&1 >/dev/null)
+check "--global as non-root: exit 1" test $? -eq 1
+check "--global as non-root: says root is needed" grep -q "run it as root" <<<"$err"
+if [ "$(id -u)" -eq 0 ]; then
+	mkdir "$T/gpam"
+	echo "auth sufficient pam_duress.so global_dir=$T/g user_dir=$T/%u" >"$T/gpam/common-auth"
+	echo "@include common-auth" >"$T/gpam/login"
+	# Never the machine's own global directory: only once check reads $T/g.
+	if duress check --pam-dir "$T/gpam" --user-dir "" | grep -qx "$T/g: no such directory (no global actions)"; then
+		out=$(umask 077; echo "$PW" | duress add demo --global --stdin --set GREETING=all --pam-dir "$T/gpam" --examples-dir "$EX" --memlimit 8K --opslimit 1 2>/dev/null)
+	else
+		out="the test stack does not name $T/g: not run"
+	fi
+	check "--global: ARMED" grep -qx "$T/g/demo: ARMED" <<<"$out"
+	check "--global: the directory is created 0755 root:root" test "$(stat -c %a:%u:%g "$T/g")" = 755:0:0
+	check "--global: files owned by root" test "$(stat -c %u:%g "$T/g/demo" "$T/g/demo.conf" | sort -u)" = 0:0
+	check "--global: CONFIG= points at the global copy" grep -qx "CONFIG=$T/g/demo.conf" "$T/g/demo"
+else
+	skip "--global install: needs root"
+fi
+
+# --- the editor, through a pseudo-terminal ---------------------------------------------------
+cat >"$T/ed" <<'EOF'
+#!/bin/sh
+# Stands in for an editor: appends a line naming its argument count.
+eval "last=\${$#}"
+echo "EDITED=$#" >>"$last"
+EOF
+chmod 755 "$T/ed"
+# pty_add VAR=VALUE: duress add demo --force at a terminal with that editor variable.
+pty_add() {
+	env -u VISUAL -u EDITOR "$1" python3 - "$PW" $WRAP "$DURESS" add demo --force --pam-dir "$T/pam" --examples-dir "$EX" --memlimit 8K --opslimit 1 <<'EOF'
+import os, pty, select, sys, time
+pw, argv = sys.argv[1].encode(), sys.argv[2:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(argv[0], argv)
+seen, answered, end = b"", 0, time.monotonic() + 60
+while time.monotonic() < end:
+    if not select.select([fd], [], [], 1)[0]:
+        continue
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    seen += chunk
+    for prompt in (b"Duress password: ", b"Again: ")[answered:]:
+        if seen.endswith(prompt):
+            os.write(fd, pw + b"\n")
+            answered += 1
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(seen.decode(errors="replace"))
+sys.exit(os.waitstatus_to_exitcode(status))
+EOF
+}
+out=$(pty_add EDITOR="$T/ed")
+check "editor: exit 0" test $? -eq 0
+check "editor: \$EDITOR ran on the config, with one argument" test "$(tail -n1 "$TD/demo.conf")" = "EDITED=1"
+check "editor: the edited config is what is signed" grep -q "$TD/demo: ARMED" <<<"$out"
+out=$(pty_add VISUAL="$T/ed --wait")
+check "editor: \$VISUAL with a space runs through sh, split" test "$(tail -n1 "$TD/demo.conf")" = "EDITED=2"
+check "editor: ARMED after \$VISUAL" grep -q "$TD/demo: ARMED" <<<"$out"
+cat >"$T/badeditor" <<'EOF'
+#!/bin/sh
+exit 3
+EOF
+chmod 755 "$T/badeditor"
+out=$(pty_add EDITOR="$T/badeditor")
+check "editor fails: exit 1, nothing signed" test $? -eq 1 -a -z "$(grep ": signed (" <<<"$out")"
+check "editor fails: says how to finish" grep -q "to finish: duress sign" <<<"$out"
+
+tap_end
