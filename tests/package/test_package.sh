@@ -409,6 +409,8 @@ check "ships the example actions, executable, where duress add looks (/usr/share
 	sh -c 'for e in alert net-down hide luks-wipe self-uninstall; do
 		grep -qxF "/usr/share/pam_duress/examples/$e" "$1" && grep -qxF "/usr/share/pam_duress/examples/$e.conf" "$1" || exit 1
 	done; dpkg-deb -c "$2" | grep -q "^-rwxr-xr-x .*/usr/share/pam_duress/examples/alert$"' sh "$T/contents" "$DEB"
+check "ships /usr/share/doc/libpam-duress/examples, a relative link to them" \
+	sh -c 'dpkg-deb -c "$1" | grep -q " \./usr/share/doc/libpam-duress/examples -> \.\./\.\./pam_duress/examples$"' sh "$DEB"
 DEFAULTS=$(dpkg-deb --fsys-tarfile "$DEB" |
 	tar -xOf - ./usr/share/pam-configs/duress ./usr/share/pam-configs/duress-before | grep -c '^Default: no$')
 check "ships the profiles duress and duress-before, both Default: no" test "$DEFAULTS" -eq 2
