@@ -111,7 +111,8 @@ static double derivation_ms(void)
 	struct duress_params p;
 	double t[RUNS];
 
-	duress_params_new(&p, crypto_pwhash_MEMLIMIT_INTERACTIVE, crypto_pwhash_OPSLIMIT_INTERACTIVE);
+	duress_params_new(&p, crypto_pwhash_MEMLIMIT_INTERACTIVE,
+			  crypto_pwhash_OPSLIMIT_INTERACTIVE);
 	for (int i = 0; i < RUNS; i++) {
 		double start = now_ms();
 

@@ -50,7 +50,8 @@ static int replay(const char *path, unsigned *count)
 		char sub[4096];
 
 		if (names[i]->d_name[0] != '.' &&
-		    snprintf(sub, sizeof(sub), "%s/%s", path, names[i]->d_name) < (int)sizeof(sub) &&
+		    snprintf(sub, sizeof(sub), "%s/%s", path, names[i]->d_name) <
+			    (int)sizeof(sub) &&
 		    replay(sub, count) < 0)
 			r = -1;
 		free(names[i]);

@@ -52,7 +52,8 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
 	duress_opts_default(&o);
 	duress_opts_parse(&o, argc, argv, &lg);
 	if (!duress_service_allowed(&o, service)) {
-		duress_debug(&lg, "service %s is not in services=, ignoring", service ? service : "?");
+		duress_debug(&lg, "service %s is not in services=, ignoring",
+			     service ? service : "?");
 		return PAM_IGNORE;
 	}
 	if (sodium_init() < 0) {

@@ -92,8 +92,18 @@ static void add_usage(FILE *out)
 	      out);
 }
 
-enum { OPT_LIST = 256, OPT_GLOBAL, OPT_SET, OPT_NO_EDIT, OPT_STDIN, OPT_FORCE, OPT_EXAMPLES_DIR,
-       OPT_PAM_DIR, OPT_MEMLIMIT, OPT_OPSLIMIT };
+enum {
+	OPT_LIST = 256,
+	OPT_GLOBAL,
+	OPT_SET,
+	OPT_NO_EDIT,
+	OPT_STDIN,
+	OPT_FORCE,
+	OPT_EXAMPLES_DIR,
+	OPT_PAM_DIR,
+	OPT_MEMLIMIT,
+	OPT_OPSLIMIT
+};
 
 static const struct option add_options[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
@@ -148,12 +158,12 @@ static int parse_add(struct add_opts *o, int argc, char **argv, int *status)
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", add_options, NULL)) != -1) {
-		bool *flag = opt == OPT_LIST      ? &o->list
-			     : opt == OPT_GLOBAL  ? &o->global
-			     : opt == OPT_NO_EDIT ? &o->no_edit
-			     : opt == OPT_STDIN   ? &o->from_stdin
-			     : opt == OPT_FORCE   ? &o->force
-						  : NULL;
+		bool *flag = opt == OPT_LIST    ? &o->list :
+			     opt == OPT_GLOBAL  ? &o->global :
+			     opt == OPT_NO_EDIT ? &o->no_edit :
+			     opt == OPT_STDIN   ? &o->from_stdin :
+			     opt == OPT_FORCE   ? &o->force :
+						  NULL;
 
 		if (flag)
 			*flag = true;
@@ -195,9 +205,9 @@ static int load_file(int dir_fd, const char *shown_dir, const char *name, struct
 		return -ENOENT;
 	if (r < 0 || in.fd < 0) {
 		fprintf(stderr, "duress add: %s/%s: %s\n", shown_dir, name,
-			in.skip == DURESS_SKIP_TOO_LARGE ? "too large for an example"
-			: in.error			 ? strerror(in.error)
-							 : duress_skip_reason(in.skip));
+			in.skip == DURESS_SKIP_TOO_LARGE ? "too large for an example" :
+			in.error                         ? strerror(in.error) :
+							   duress_skip_reason(in.skip));
 		return -1;
 	}
 	*st = in.st;
@@ -303,7 +313,8 @@ static int list_examples(const char *dir)
 		else
 			bad = 1;
 		/* A summary is data: no escape sequence reaches the terminal. */
-		printf("%-15s %s\n", names[i], s ? duress_escape(s, esc, sizeof(esc)) : "(no summary)");
+		printf("%-15s %s\n", names[i],
+		       s ? duress_escape(s, esc, sizeof(esc)) : "(no summary)");
 		free(script.data);
 		free(names[i]);
 	}
@@ -335,8 +346,8 @@ static int load_example(const char *dir, const char *name, struct example *ex)
 	if (r == 0 && !(st.st_mode & S_IXUSR))
 		r = -ENOEXEC;
 	if (r == -ENOENT || r == -ENOEXEC)
-		fprintf(stderr, "duress add: no example \"%s\" in %s (see duress add --list)\n", name,
-			shown);
+		fprintf(stderr, "duress add: no example \"%s\" in %s (see duress add --list)\n",
+			name, shown);
 	snprintf(conf, sizeof(conf), "%s" CONF_SUFFIX, name);
 	if (r == 0) {
 		r = load_file(dir_fd, shown, conf, &ex->conf, &st);
@@ -379,8 +390,8 @@ static int find_line(const struct buffer *b, const char *want, bool prefix, cons
 	int n = 0;
 
 	while (next_line(b, &pos, &line, &len))
-		if (prefix ? len >= want_len && memcmp(line, want, want_len) == 0
-			   : len == want_len && memcmp(line, want, len) == 0) {
+		if (prefix ? len >= want_len && memcmp(line, want, want_len) == 0 :
+			     len == want_len && memcmp(line, want, len) == 0) {
 			*ret = line;
 			*ret_len = len;
 			n++;
@@ -394,7 +405,8 @@ static int find_line(const struct buffer *b, const char *want, bool prefix, cons
  */
 static bool shell_safe(const char *s)
 {
-	return s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+@%,:")] ==
+	return s[strspn(s,
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+@%,:")] ==
 	       '\0';
 }
 
@@ -424,7 +436,8 @@ static bool is_key(const char *s, size_t len)
 	if (len == 0 || (s[0] >= '0' && s[0] <= '9'))
 		return false;
 	for (size_t i = 0; i < len; i++)
-		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_", s[i]))
+		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_",
+			    s[i]))
 			return false;
 	return true;
 }
@@ -451,8 +464,9 @@ static int apply_set(struct example *ex, const char *set)
 	}
 	snprintf(key, sizeof(key), "%.*s=", (int)(eq - set), set);
 	if (find_line(&ex->conf, key, true, &line, &len) == 0) {
-		fprintf(stderr, "duress add: --set %.*s: unknown key (no %s line in %s" CONF_SUFFIX
-			")\n", (int)(eq - set), set, key, ex->name);
+		fprintf(stderr,
+			"duress add: --set %.*s: unknown key (no %s line in %s" CONF_SUFFIX ")\n",
+			(int)(eq - set), set, key, ex->name);
 		return -1;
 	}
 	return replace_line(&ex->conf, line, len, set);
@@ -502,11 +516,13 @@ static int open_target(struct target *t)
 		r = -errno;
 	if (r < 0 || f.fd < 0) {
 		fprintf(stderr, "duress add: %s: %s\n", shown,
-			r < 0		  ? strerror(-r)
-			: f.error	  ? strerror(f.error)
-			: f.skip == DURESS_SKIP_NOT_REGULAR ? "not a directory"
-			: f.skip == DURESS_SKIP_OWNER ? "owned by another user: the module skips it"
-						      : "writable by group or others: the module skips it");
+			r < 0   ? strerror(-r) :
+			f.error ? strerror(f.error) :
+			f.skip == DURESS_SKIP_NOT_REGULAR ?
+				  "not a directory" :
+			f.skip == DURESS_SKIP_OWNER ?
+				  "owned by another user: the module skips it" :
+				  "writable by group or others: the module skips it");
 		if (f.fd >= 0)
 			close(f.fd);
 		return -1;
@@ -522,8 +538,10 @@ static int choose_target(const struct add_opts *o, const struct duress_opts *mo,
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	int r;
 
-	*t = (struct target){ .fd = -1, .scope = o->global ? DURESS_SCOPE_GLOBAL : DURESS_SCOPE_USER,
-			      .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	*t = (struct target){ .fd = -1,
+			      .scope = o->global ? DURESS_SCOPE_GLOBAL : DURESS_SCOPE_USER,
+			      .uid = (uid_t)-1,
+			      .gid = (gid_t)-1 };
 	if (o->global && geteuid() != 0) {
 		fputs("duress add: --global installs for every account: run it as root\n", stderr);
 		return -1;
@@ -535,14 +553,16 @@ static int choose_target(const struct add_opts *o, const struct duress_opts *mo,
 	r = target_path(o, mo, t->dir, sizeof(t->dir));
 	if (r < 0) {
 		fprintf(stderr, "duress add: the module line %s: %s\n",
-			o->global ? "reads no global directory (global_dir=)"
-				  : "names no per-user directory for you (user_dir=)",
+			o->global ? "reads no global directory (global_dir=)" :
+				    "names no per-user directory for you (user_dir=)",
 			strerror(-r));
 		return -1;
 	}
 	if (!shell_safe(t->dir)) {
-		fprintf(stderr, "duress add: %s: a character the example's CONFIG= line cannot "
-			"hold unquoted\n", duress_escape(t->dir, shown, sizeof(shown)));
+		fprintf(stderr,
+			"duress add: %s: a character the example's CONFIG= line cannot "
+			"hold unquoted\n",
+			duress_escape(t->dir, shown, sizeof(shown)));
 		return -1;
 	}
 	return open_target(t);
@@ -563,8 +583,7 @@ static int refuse_existing(const struct target *t, const char *name, bool force)
 	return -1;
 }
 
-static int write_one(const struct target *t, const char *name, const struct buffer *b,
-		     mode_t mode)
+static int write_one(const struct target *t, const char *name, const struct buffer *b, mode_t mode)
 {
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	int r = duress_write_file_at(t->fd, name, b->data, b->len, mode, t->uid, t->gid);
@@ -609,8 +628,8 @@ static void exec_editor(const struct editor *ed, const char *path)
 		execlp("sensible-editor", "sensible-editor", path, (char *)NULL);
 		execlp("vi", "vi", path, (char *)NULL);
 	}
-	fprintf(stderr, "duress add: cannot run the editor %s: %s\n",
-		ed->name ? ed->value : "vi", strerror(errno));
+	fprintf(stderr, "duress add: cannot run the editor %s: %s\n", ed->name ? ed->value : "vi",
+		strerror(errno));
 	_exit(127);
 }
 
@@ -651,7 +670,8 @@ static void say_finish(const struct add_opts *o, const char *action, const char 
 {
 	char a[DURESS_ESCAPED_SIZE(PATH_MAX)], c[DURESS_ESCAPED_SIZE(PATH_MAX)];
 
-	fprintf(stderr, "duress add: the files are installed but not signed; to finish: duress sign%s%s%s%s %s\n",
+	fprintf(stderr,
+		"duress add: the files are installed but not signed; to finish: duress sign%s%s%s%s %s\n",
 		o->sign.pam_dir ? " --pam-dir " : "", o->sign.pam_dir ? o->sign.pam_dir : "",
 		conf ? " --also " : "", conf ? duress_escape(conf, c, sizeof(c)) : "",
 		duress_escape(action, a, sizeof(a)));
@@ -723,10 +743,11 @@ int duress_cmd_add(int argc, char **argv)
 	if (first < 0)
 		return status;
 	if (o.list)
-		return first == argc ? list_examples(o.examples_dir)
-				     : (fputs("duress add: --list takes no EXAMPLE\n", stderr), 2);
+		return first == argc ? list_examples(o.examples_dir) :
+				       (fputs("duress add: --list takes no EXAMPLE\n", stderr), 2);
 	if (argc - first != 1) {
-		fputs("duress add: exactly one EXAMPLE is needed; try 'duress add --list'\n", stderr);
+		fputs("duress add: exactly one EXAMPLE is needed; try 'duress add --list'\n",
+		      stderr);
 		return 2;
 	}
 	if (!is_example_name(argv[first])) {

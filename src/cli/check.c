@@ -90,8 +90,8 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 				check_usage(stdout);
 			else if (opt == 's')
 				fprintf(stderr, "duress check: --service: %s\n",
-					o->n_services == MAX_SERVICES ? "at most 64"
-								      : "not a service name");
+					o->n_services == MAX_SERVICES ? "at most 64" :
+									"not a service name");
 			else
 				fputs("duress: try 'duress check --help'\n", stderr);
 			*status = opt == 'h' ? 0 : 2;
@@ -160,11 +160,12 @@ static bool report_action(const char *path, const struct duress_dir *dir,
 	}
 	printf("%s/%s: ARMED%s%s%s\n", path, name,
 	       a->legacy ? " (warning: weak legacy .sha256 signature, accepted by legacy_sha256: "
-			   "re-sign with duress sign)"
-			 : "",
+			   "re-sign with duress sign)" :
+			   "",
 	       a->world_readable ? " (warning: readable by others)" : "",
-	       a->sig_world_readable ? " (warning: signature readable by others, who can guess offline)"
-				     : "");
+	       a->sig_world_readable ?
+		       " (warning: signature readable by others, who can guess offline)" :
+		       "");
 	return true;
 }
 
@@ -319,7 +320,8 @@ static void module_line_free(struct module_line *m)
 }
 
 /* Keeps the line's arguments once per distinct set; returns it, or NULL when full. */
-static const struct module_line *keep_line(struct stack_report *rep, const struct duress_pam_entry *e)
+static const struct module_line *keep_line(struct stack_report *rep,
+					   const struct duress_pam_entry *e)
 {
 	struct module_line *m;
 
@@ -419,7 +421,8 @@ static const char *culprit_words(enum duress_culprit how)
 /* The files the auth lines come from, each once, in stack order. */
 static void print_auth_files(const struct duress_pam_stack *s)
 {
-	const struct duress_pam_entry **auth = calloc(s->n ? s->n : 1, sizeof(const struct duress_pam_entry *));
+	const struct duress_pam_entry **auth =
+		calloc(s->n ? s->n : 1, sizeof(const struct duress_pam_entry *));
 	size_t n = auth ? duress_pam_auth(s, auth, s->n) : 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -502,8 +505,7 @@ static bool report_placed(const char *service, bool named, const struct duress_p
 
 		printf("%s: %s is reached, but its services= leaves %s out: the module ignores "
 		       "every password here\n",
-		       named ? "ERROR" : "OFF", module,
-		       duress_escape(service, name, sizeof(name)));
+		       named ? "ERROR" : "OFF", module, duress_escape(service, name, sizeof(name)));
 		return !named;
 	}
 	if (duress_service_is_elevation(mo, service) && !mo->allow_root)
@@ -632,7 +634,8 @@ static int check_all_dirs(const struct check_opts *o, const struct stack_report 
 			  int *actions)
 {
 	if (rep->n_lines == 0) {
-		if (*rep->pam_dir && !(o->user_dir && o->global_dir && !*o->user_dir && !*o->global_dir))
+		if (*rep->pam_dir &&
+		    !(o->user_dir && o->global_dir && !*o->user_dir && !*o->global_dir))
 			puts("no pam_duress.so line found: checking the module's default directories "
 			     "and caps");
 		return check_dirs(o, NULL, bad, actions);
@@ -707,7 +710,8 @@ static bool same_dir(const struct stat *dir, const char *path)
 {
 	struct stat st;
 
-	return *path && stat(path, &st) == 0 && st.st_dev == dir->st_dev && st.st_ino == dir->st_ino;
+	return *path && stat(path, &st) == 0 && st.st_dev == dir->st_dev &&
+	       st.st_ino == dir->st_ino;
 }
 
 /* Whether dir is the user_dir= of uid's account under these options. */
@@ -718,7 +722,8 @@ static bool is_user_dir(const struct stat *dir, const struct duress_opts *mo, ui
 	bool is = false;
 
 	if (*mo->user_dir && duress_getpw(NULL, uid, &p) == 0 && p &&
-	    duress_expand_user_dir(mo->user_dir, p->pw.pw_name, p->pw.pw_dir, path, sizeof(path)) == 0)
+	    duress_expand_user_dir(mo->user_dir, p->pw.pw_name, p->pw.pw_dir, path, sizeof(path)) ==
+		    0)
 		is = same_dir(dir, path);
 	free(p);
 	return is;
@@ -735,7 +740,7 @@ static bool module_reads(const struct stat *dir, const struct module_line *m, ui
 
 /* The options of the first module line found (the one the warnings name), or the defaults. */
 static const struct module_line *first_line_opts(const struct stack_report *rep,
-						  struct duress_opts *mo)
+						 struct duress_opts *mo)
 {
 	const struct module_line *first = rep->n_lines ? &rep->lines[0] : NULL;
 
@@ -767,7 +772,8 @@ void duress_warn_unread_dir(const char *path, int dir_fd, uid_t owner, const cha
 			"global_dir=%s%s%s in %s)\n",
 			duress_escape(path, shown, sizeof(shown)),
 			duress_escape(mo.user_dir, udir, sizeof(udir)),
-			duress_escape(mo.global_dir, gdir, sizeof(gdir)), first ? ", from " : ": the module's defaults, no pam_duress.so line",
+			duress_escape(mo.global_dir, gdir, sizeof(gdir)),
+			first ? ", from " : ": the module's defaults, no pam_duress.so line",
 			first ? duress_escape(first->at, src, sizeof(src)) : "", rep.pam_dir);
 	for (size_t i = 0; i < rep.n_lines; i++)
 		module_line_free(&rep.lines[i]);

@@ -304,9 +304,13 @@ static int include_line(struct loader *L, const struct place *at, enum duress_pa
 	if (substack) {
 		if (!(e = new_entry(L)))
 			return -2;
-		*e = (struct duress_pam_entry){ .file = at->name, .line = at->line, .type = type,
-						.substack = true, .level = at->level,
-						.other = L->other, .via_common_auth = at->via };
+		*e = (struct duress_pam_entry){ .file = at->name,
+						.line = at->line,
+						.type = type,
+						.substack = true,
+						.level = at->level,
+						.other = L->other,
+						.via_common_auth = at->via };
 		memcpy(e->actions, actions, sizeof(e->actions));
 	}
 	r = load_file(L, target, &inner, why);
@@ -324,8 +328,12 @@ static int include_line(struct loader *L, const struct place *at, enum duress_pa
 	/* A failed include becomes an entry that fails, bad for every value. */
 	if (!(e = new_entry(L)))
 		return -2;
-	*e = (struct duress_pam_entry){ .file = at->name, .line = at->line, .type = type,
-					.broken = *why, .level = at->level, .other = L->other,
+	*e = (struct duress_pam_entry){ .file = at->name,
+					.line = at->line,
+					.type = type,
+					.broken = *why,
+					.level = at->level,
+					.other = L->other,
 					.via_common_auth = at->via };
 	for (int i = 0; i < _PAM_RETURN_VALUES; i++)
 		e->actions[i] = DURESS_ACT_BAD;
@@ -387,17 +395,19 @@ static int parse_line(struct loader *L, const struct place *at, char *buf, const
 		broken = "no module named";
 	if (!(e = new_entry(L)))
 		return -2;
-	*e = (struct duress_pam_entry){ .file = at->name, .line = at->line,
-					.type = (enum duress_pam_type)type, .broken = broken,
-					.level = at->level, .other = L->other,
+	*e = (struct duress_pam_entry){ .file = at->name,
+					.line = at->line,
+					.type = (enum duress_pam_type)type,
+					.broken = broken,
+					.level = at->level,
+					.other = L->other,
 					.via_common_auth = at->via };
 	memcpy(e->actions, actions, sizeof(actions));
 	return copy_words(L, e, tok, next);
 }
 
 /* A file's bytes, read through the project's one open helper; 0, -1 (missing) or -2. */
-static int read_text(struct loader *L, const char *path, const char *name, char **text,
-		     size_t *len)
+static int read_text(struct loader *L, const char *path, const char *name, char **text, size_t *len)
 {
 	struct duress_trust t = { .max_size = DURESS_PAM_MAX_FILE };
 	struct duress_file f;
@@ -416,8 +426,8 @@ static int read_text(struct loader *L, const char *path, const char *name, char 
 		if (f.error)
 			return -1;
 		return REFUSE(L, "%s: %s", name,
-			      f.skip == DURESS_SKIP_TOO_LARGE ? "larger than 64 KiB"
-							       : "not a regular file");
+			      f.skip == DURESS_SKIP_TOO_LARGE ? "larger than 64 KiB" :
+								"not a regular file");
 	}
 	*text = malloc(DURESS_PAM_MAX_FILE + 1);
 	n = *text ? read(f.fd, *text, DURESS_PAM_MAX_FILE + 1) : -1;
@@ -493,10 +503,10 @@ static int next_line(struct loader *L, struct cursor *c, struct place *at, char 
 		c->line++;
 		/* The cap counts what is on the line, not its newline. */
 		if (n > DURESS_PAM_MAX_LINE + 1 || ++L->s->lines_read > DURESS_PAM_MAX_LINES)
-			return n > DURESS_PAM_MAX_LINE + 1
-				       ? REFUSE(L, "%s:%u: line longer than %u bytes", at->name,
-						c->line, DURESS_PAM_MAX_LINE)
-				       : REFUSE(L, "more than %u lines read", DURESS_PAM_MAX_LINES);
+			return n > DURESS_PAM_MAX_LINE + 1 ?
+				       REFUSE(L, "%s:%u: line longer than %u bytes", at->name,
+					      c->line, DURESS_PAM_MAX_LINE) :
+				       REFUSE(L, "more than %u lines read", DURESS_PAM_MAX_LINES);
 		memcpy(chunk, c->p, n);
 		chunk[n] = '\0';
 		c->p += n;
@@ -541,8 +551,7 @@ static const char *base_name(const char *path)
 }
 
 /* Reads one file (a service or an include) at from's depth; 0, -1 with why, or -2. */
-static int load_file(struct loader *L, const char *name, const struct place *from,
-		     const char **why)
+static int load_file(struct loader *L, const char *name, const struct place *from, const char **why)
 {
 	struct place at = *from;
 	char path[PATH_MAX];
@@ -781,9 +790,9 @@ static size_t apply(const struct judge *J, struct run *r, size_t i, int retval)
 			if (retval != PAM_SUCCESS)
 				r->status_by = e;
 		}
-		return action == DURESS_ACT_DONE && r->now.impression == IMP_POSITIVE
-			       ? decide(J, r, i)
-			       : i;
+		return action == DURESS_ACT_DONE && r->now.impression == IMP_POSITIVE ?
+			       decide(J, r, i) :
+			       i;
 	case DURESS_ACT_BAD:
 	case DURESS_ACT_DIE:
 		if (r->now.impression != IMP_NEGATIVE)
@@ -903,7 +912,8 @@ void duress_pam_judge(const struct duress_pam_stack *s, struct duress_pam_verdic
 	if (J.placed_found)
 		*v = J.placed;
 	else if (J.runs >= DURESS_PAM_MAX_RUNS)
-		*v = (struct duress_pam_verdict){ .placement = DURESS_TOO_COMPLEX, .module = module };
+		*v = (struct duress_pam_verdict){ .placement = DURESS_TOO_COMPLEX,
+						  .module = module };
 	else if (J.have_failed)
 		*v = J.failed;
 	else

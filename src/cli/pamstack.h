@@ -15,13 +15,13 @@
 #include <security/_pam_types.h>
 
 /* Bounds on what the files can make the reader do. */
-#define DURESS_PAM_MAX_DEPTH 16          /* include/substack nesting: Linux-PAM's own limit */
+#define DURESS_PAM_MAX_DEPTH 16 /* include/substack nesting: Linux-PAM's own limit */
 #define DURESS_PAM_MAX_FILE ((size_t)64 * 1024) /* bytes of one file */
-#define DURESS_PAM_MAX_LINE 4096U        /* bytes of one line, continuations joined */
-#define DURESS_PAM_MAX_LINES 8192U       /* lines read for one service, every include counted */
-#define DURESS_PAM_MAX_HANDLERS 1024U    /* stack entries of one service, all types */
-#define DURESS_PAM_MAX_ENTRIES 4096U      /* names looked at in the PAM directory */
-#define DURESS_PAM_MAX_RUNS 65536U       /* outcome combinations of modules of unknown result */
+#define DURESS_PAM_MAX_LINE 4096U               /* bytes of one line, continuations joined */
+#define DURESS_PAM_MAX_LINES 8192U    /* lines read for one service, every include counted */
+#define DURESS_PAM_MAX_HANDLERS 1024U /* stack entries of one service, all types */
+#define DURESS_PAM_MAX_ENTRIES 4096U  /* names looked at in the PAM directory */
+#define DURESS_PAM_MAX_RUNS 65536U    /* outcome combinations of modules of unknown result */
 
 enum duress_pam_type {
 	DURESS_PAM_AUTH,
@@ -47,12 +47,12 @@ struct duress_pam_entry {
 	const char *file; /* the name it was read under (service or include), owned by the stack */
 	unsigned line;    /* where its line starts */
 	enum duress_pam_type type;
-	bool other;       /* from the "other" file */
-	bool substack;    /* a substack's head: runs nothing itself */
+	bool other;         /* from the "other" file */
+	bool substack;      /* a substack's head: runs nothing itself */
 	const char *broken; /* why PAM installed it to fail (PAM_PERM_DENIED), or NULL */
-	unsigned level;   /* substack depth */
+	unsigned level;     /* substack depth */
 	int actions[_PAM_RETURN_VALUES];
-	char *module;     /* as written; NULL when the line names none */
+	char *module; /* as written; NULL when the line names none */
 	int argc;
 	char **argv;
 	bool via_common_auth; /* read from common-auth or a file it includes */

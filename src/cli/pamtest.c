@@ -141,7 +141,8 @@ int duress_cmd_test(int argc, char **argv)
 	if (first < 0)
 		return status;
 	if (argc - first != 1) {
-		fputs("duress test: exactly one USER is needed; try 'duress test --help'\n", stderr);
+		fputs("duress test: exactly one USER is needed; try 'duress test --help'\n",
+		      stderr);
 		return 2;
 	}
 	printf("service: %s, user: %s\n", o.service, argv[first]);

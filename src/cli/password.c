@@ -172,8 +172,8 @@ static int read_from_tty(bool confirm, struct duress_password *pw)
 			r = -ENOMEM;
 		else
 			r = prompt(tty, "Again: ", false, again->text, &again->len);
-		if (r == 0 && (again->len != pw->len ||
-			       sodium_memcmp(again->text, pw->text, pw->len) != 0)) {
+		if (r == 0 &&
+		    (again->len != pw->len || sodium_memcmp(again->text, pw->text, pw->len) != 0)) {
 			fputs("duress: the passwords do not match\n", stderr);
 			r = -EINVAL;
 		}

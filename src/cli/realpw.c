@@ -54,8 +54,7 @@ static int matches_account(const char *user, const struct duress_password *pw)
 	if (hash && hash[0] != '*') {
 		size_t len = strlen(hash);
 
-		r = len == strlen(found->sp_pwdp) &&
-		    sodium_memcmp(hash, found->sp_pwdp, len) == 0;
+		r = len == strlen(found->sp_pwdp) && sodium_memcmp(hash, found->sp_pwdp, len) == 0;
 	}
 	sodium_memzero(data, sizeof(*data));
 	free(data);
@@ -176,8 +175,8 @@ static int helper_check(char *user, const struct duress_password *pw, const char
 		return 1;
 	if (r == 0 && WIFEXITED(status) && WEXITSTATUS(status) == PAM_AUTH_ERR)
 		return 0;
-	*why = WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "cannot run " DURESS_UNIX_CHKPWD
-								: "unix_chkpwd failed";
+	*why = WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "cannot run " DURESS_UNIX_CHKPWD :
+								 "unix_chkpwd failed";
 	return -1;
 }
 

@@ -59,7 +59,8 @@ static int split_path(struct action_file *f)
 	if (strlen(name) > NAME_MAX || dir_len >= sizeof(f->dir))
 		return fail(f->path, "name too long");
 	if (!duress_is_action_name(name))
-		return fail(f->path, "not an action name (hidden, *.sig, *.sha256 or an editor leftover)");
+		return fail(f->path,
+			    "not an action name (hidden, *.sig, *.sha256 or an editor leftover)");
 	if (!slash)
 		strcpy(f->dir, ".");
 	else if (dir_len == 0)
@@ -115,7 +116,8 @@ static int open_action(struct action_file *f, const char *path)
 		fail(path, "out of memory");
 		goto out;
 	}
-	r = duress_stream_content(in.fd, DURESS_DEFAULT_MAX_FILE_SIZE, -1, buf, f->hash, &elf, &len);
+	r = duress_stream_content(in.fd, DURESS_DEFAULT_MAX_FILE_SIZE, -1, buf, f->hash, &elf,
+				  &len);
 	if (r < 0)
 		fail(path, r == -EFBIG ? "larger than the module's 16 MiB cap" : "cannot be read");
 out:
@@ -295,9 +297,10 @@ static void report_params(const struct action_file *f, const struct dir_view *v,
 	if (choice == PARAMS_SHARED || (choice == PARAMS_FRESH_ASKED && !more))
 		return;
 	printf("%s: note: %s%s\n", duress_escape(f->path, shown, sizeof(shown)),
-	       choice == PARAMS_FRESH_DEFAULT ? "a fresh salt at the default cost: no signed action "
-						"here has one at that cost or more to share"
-					      : "a new salt and cost",
+	       choice == PARAMS_FRESH_DEFAULT ?
+		       "a fresh salt at the default cost: no signed action "
+		       "here has one at that cost or more to share" :
+		       "a new salt and cost",
 	       more ? "; the module now runs Argon2id once more for this directory" : "");
 }
 
@@ -373,10 +376,11 @@ static int write_sig(const struct action_file *f, const char *line, size_t len)
 	bool root = geteuid() == 0;
 	int r;
 
-	if (snprintf(final, sizeof(final), "%s%s", f->name, DURESS_SIG_SUFFIX) >= (int)sizeof(final))
+	if (snprintf(final, sizeof(final), "%s%s", f->name, DURESS_SIG_SUFFIX) >=
+	    (int)sizeof(final))
 		return fail(f->path, "name too long for its signature");
-	r = duress_write_file_at(f->dir_fd, final, line, len, 0600,
-				 root ? f->st.st_uid : (uid_t)-1, root ? f->st.st_gid : (gid_t)-1);
+	r = duress_write_file_at(f->dir_fd, final, line, len, 0600, root ? f->st.st_uid : (uid_t)-1,
+				 root ? f->st.st_gid : (gid_t)-1);
 	return r < 0 ? fail(f->path, strerror(-r)) : 0;
 }
 
@@ -419,7 +423,10 @@ static void owner_dir(const struct action_file *f, struct duress_caps *caps, str
 	duress_caps_default(caps);
 	/* .as NULL: the CLI opens companions with its own rights, those of who signs. */
 	*dir = (struct duress_dir){
-		.path = f->dir, .scope = DURESS_SCOPE_USER, .owner = f->st.st_uid, .fd = -1,
+		.path = f->dir,
+		.scope = DURESS_SCOPE_USER,
+		.owner = f->st.st_uid,
+		.fd = -1,
 		.caps = caps,
 	};
 }
@@ -467,8 +474,8 @@ static int add_companions(const struct action_file *f, const struct duress_sign_
 
 			fprintf(stderr, "duress: %s: companion %s: %s\n",
 				duress_escape(f->path, shown, sizeof(shown)), opts->also[i],
-				r == -E2BIG ? "too many companion files or paths too long"
-					    : strerror(-r));
+				r == -E2BIG ? "too many companion files or paths too long" :
+					      strerror(-r));
 			return -1;
 		}
 	}
@@ -481,8 +488,8 @@ int duress_sign_opts_cost(struct duress_sign_opts *opts, bool memory, const char
 
 	if (duress_parse_size(value, UINT32_MAX * 1024ULL, field) < 0 ||
 	    (!memory && *field > UINT32_MAX)) {
-		fprintf(stderr, "duress: bad value for --%s: %s\n", memory ? "memlimit" : "opslimit",
-			value);
+		fprintf(stderr, "duress: bad value for --%s: %s\n",
+			memory ? "memlimit" : "opslimit", value);
 		return -1;
 	}
 	return 0;
@@ -513,8 +520,10 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 		goto out;
 	}
 	if (real < 0)
-		fprintf(stderr, "duress: %s: warning: could not check that this is not the account's "
-			"real password: %s\n", duress_escape(path, shown, sizeof(shown)), why);
+		fprintf(stderr,
+			"duress: %s: warning: could not check that this is not the account's "
+			"real password: %s\n",
+			duress_escape(path, shown, sizeof(shown)), why);
 	duress_warn_weak_password(f.st.st_uid, pw);
 	view_load(&f, &view);
 	choice = choose_params(&view, opts, &sig.params);

@@ -22,15 +22,15 @@ struct duress_action {
 	size_t key_index;        /* which of the directory's keys verifies it */
 	struct duress_sig sig;   /* for legacy: sig.content_hash is the stored hash */
 	unsigned char content_hash[DURESS_HASH_LEN]; /* filled by duress_dir_verify/hash */
-	int memfd;               /* sealed copy of the verified bytes, or -1 */
-	bool elf;                /* an ELF binary (its memfd may be close-on-exec) */
+	int memfd;                                   /* sealed copy of the verified bytes, or -1 */
+	bool elf; /* an ELF binary (its memfd may be close-on-exec) */
 	bool matched;
 };
 
 struct duress_dir {
 	const char *path;
 	enum duress_scope scope;
-	uid_t owner; /* the user whose directory this is; 0 for global */
+	uid_t owner;                      /* the user whose directory this is; 0 for global */
 	const struct duress_identity *as; /* whose rights open its files; NULL: ours */
 	int fd;
 	const struct duress_caps *caps;

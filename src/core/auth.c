@@ -49,7 +49,7 @@ enum { SCOPE_USER, SCOPE_GLOBAL, N_SCOPES };
 
 /* One directory's part of an authentication. */
 struct scope_run {
-	bool enabled; /* configured: costs its Argon2id whatever its directory holds */
+	bool enabled;              /* configured: costs its Argon2id whatever its directory holds */
 	const char *path;          /* the directory: user_path, or global_dir= */
 	char user_path[PATH_MAX];  /* user_dir= expanded */
 	struct duress_identity as; /* whose rights open its files */
@@ -109,7 +109,8 @@ static bool user_dir_allowed(const struct duress_opts *o, const struct passwd *p
 			     const struct duress_log *lg)
 {
 	if (o->group && !duress_in_group(pw, o->group)) {
-		duress_debug(lg, "%s is not in group %s: no per-user actions", pw->pw_name, o->group);
+		duress_debug(lg, "%s is not in group %s: no per-user actions", pw->pw_name,
+			     o->group);
 		return false;
 	}
 	if (geteuid() != 0 && geteuid() != pw->pw_uid) {
@@ -140,8 +141,8 @@ static int load_user(struct scope_run *s, const struct duress_opts *o, const str
 	r = duress_expand_user_dir(o->user_dir, pw->pw_name, pw->pw_dir, s->user_path,
 				   sizeof(s->user_path));
 	if (r < 0) {
-		duress_log(lg, LOG_ERR, "user_dir=%s cannot be expanded for %s, ignoring", o->user_dir,
-			   pw->pw_name);
+		duress_log(lg, LOG_ERR, "user_dir=%s cannot be expanded for %s, ignoring",
+			   o->user_dir, pw->pw_name);
 		return 0;
 	}
 	s->path = s->user_path;
@@ -182,9 +183,8 @@ static int verify_dir(struct scope_run *s, const unsigned char (*keys)[DURESS_KE
  * Derives the keys of both enabled scopes at once (kdf.c), then checks each
  * directory's actions.  matches[i] for runs[i]; 0 or -errno.
  */
-static int check_scopes(struct scope_run *const runs[N_SCOPES],
-			const struct duress_request *req, const struct duress_log *lg,
-			int matches[N_SCOPES])
+static int check_scopes(struct scope_run *const runs[N_SCOPES], const struct duress_request *req,
+			const struct duress_log *lg, int matches[N_SCOPES])
 {
 	struct duress_kdf_scope kdf[N_SCOPES];
 	size_t of[N_SCOPES], n = 0;
@@ -202,8 +202,8 @@ static int check_scopes(struct scope_run *const runs[N_SCOPES],
 	}
 	r = duress_kdf_derive(kdf, n, req->password, req->password_len);
 	for (size_t k = 0; k < n && r == 0; k++) {
-		matches[of[k]] = verify_dir(runs[of[k]], (const unsigned char(*)[DURESS_KEY_LEN])kdf[k].keys,
-					    req, lg);
+		matches[of[k]] = verify_dir(
+			runs[of[k]], (const unsigned char(*)[DURESS_KEY_LEN])kdf[k].keys, req, lg);
 		if (matches[of[k]] < 0)
 			r = matches[of[k]];
 	}
@@ -227,7 +227,8 @@ static int add_jobs(struct scope_run *s, struct duress_job **jobs, struct duress
 		struct duress_action *a = &s->dir.actions[i];
 
 		if (a->matched)
-			(*jobs)[n++] = (struct duress_job){ .memfd = a->memfd, .elf = a->elf,
+			(*jobs)[n++] = (struct duress_job){ .memfd = a->memfd,
+							    .elf = a->elf,
 							    .name = a->name };
 	}
 	chain->jobs = *jobs;
@@ -248,9 +249,9 @@ static int prepare_target(struct scope_run *s, const struct passwd *pw,
  * Builds the targets and starts the matched actions: per-user ones as the
  * user and global ones as root, in two chains that do not wait for each other.
  */
-static int start_actions(struct scope_run *user, struct scope_run *global,
-			 const struct passwd *pw, const struct duress_opts *o,
-			 const struct duress_request *req, const struct duress_log *lg)
+static int start_actions(struct scope_run *user, struct scope_run *global, const struct passwd *pw,
+			 const struct duress_opts *o, const struct duress_request *req,
+			 const struct duress_log *lg)
 {
 	struct duress_passwd *root = NULL;
 	struct duress_job *jobs[DURESS_CHAINS] = { 0 };
@@ -307,8 +308,9 @@ static void log_check_error(int r, const struct duress_log *lg)
 {
 	errno = -r;
 	if (errno == EACCES)
-		duress_log(lg, LOG_ERR, "cannot create an executable memfd "
-					"(is vm.memfd_noexec 2?): actions cannot run");
+		duress_log(lg, LOG_ERR,
+			   "cannot create an executable memfd "
+			   "(is vm.memfd_noexec 2?): actions cannot run");
 	else
 		duress_log(lg, LOG_ERR, "internal error while checking actions: %m");
 }
@@ -349,8 +351,8 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	if (start_actions(&user, &global, &p->pw, o, req, lg) < 0)
 		goto out;
 	match = (struct duress_match){ .user = m[SCOPE_USER] > 0, .global = m[SCOPE_GLOBAL] > 0 };
-	out = duress_login_allowed(o, &p->pw, req->items.service, match, lg) ? DURESS_MATCH
-									      : DURESS_MATCH_DENIED;
+	out = duress_login_allowed(o, &p->pw, req->items.service, match, lg) ? DURESS_MATCH :
+									       DURESS_MATCH_DENIED;
 	/* Before pam_unix, a login this answers skips its hash: pay for it here. */
 	if (out == DURESS_MATCH && req->unix_follows)
 		duress_mirror_unix_hash(&p->pw, req->password);

@@ -25,7 +25,7 @@ enum duress_outcome {
 	DURESS_MATCH,        /* actions started; authenticate */
 	DURESS_MATCH_DENIED, /* actions started; fail as a wrong password would */
 	DURESS_UNKNOWN_USER,
-	DURESS_ERROR,        /* internal error: never authenticates */
+	DURESS_ERROR, /* internal error: never authenticates */
 };
 
 /*

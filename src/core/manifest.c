@@ -111,8 +111,8 @@ static int sealed_memfd(const struct out *o)
 	if (fd < 0)
 		return -errno;
 	r = duress_write_all(fd, o->data, o->len);
-	if (r == 0 && fcntl(fd, F_ADD_SEALS,
-			    F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+	if (r == 0 &&
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
 		r = -errno;
 	if (r < 0) {
 		close(fd);
@@ -237,9 +237,9 @@ static void get_jobs(struct in *in, struct duress_manifest *m, size_t c, uint32_
 		j->memfd = (int)fd;
 		j->elf = elf;
 	}
-	m->chains[c] = (struct duress_chain){
-		.target = &m->targets[c], .jobs = m->jobs[c], .n_jobs = in->err ? 0 : n
-	};
+	m->chains[c] = (struct duress_chain){ .target = &m->targets[c],
+					      .jobs = m->jobs[c],
+					      .n_jobs = in->err ? 0 : n };
 }
 
 static int parse(struct duress_manifest *m, size_t size)

@@ -34,9 +34,9 @@
 #define DURESS_RUN_DEBUG 1U /* the actions' output goes to syslog */
 #define DURESS_RUN_WAIT 2U  /* DURESS_RUNNER_DONE_FD is open */
 
-#define DURESS_CHAINS 2                      /* per-user, global */
-#define DURESS_MANIFEST_MAX (16U << 20)      /* bytes */
-#define DURESS_MANIFEST_MAX_JOBS (1U << 17)  /* two directories of max_entries */
+#define DURESS_CHAINS 2                     /* per-user, global */
+#define DURESS_MANIFEST_MAX (16U << 20)     /* bytes */
+#define DURESS_MANIFEST_MAX_JOBS (1U << 17) /* two directories of max_entries */
 #define DURESS_MANIFEST_MAX_GROUPS (1U << 16)
 #define DURESS_MANIFEST_MAX_ENV 64U
 
@@ -52,9 +52,9 @@ struct duress_target {
 void duress_target_free(struct duress_target *t);
 
 struct duress_job {
-	int memfd;        /* sealed copy of the verified bytes */
-	bool elf;         /* an ELF binary: needs no descriptor of its own once started */
-	char *name;       /* argv[0]; not owned */
+	int memfd;  /* sealed copy of the verified bytes */
+	bool elf;   /* an ELF binary: needs no descriptor of its own once started */
+	char *name; /* argv[0]; not owned */
 };
 
 /* Actions run one after another, in order, as one target. */
@@ -76,7 +76,7 @@ struct duress_manifest {
 	size_t n_chains;
 	struct duress_chain chains[DURESS_CHAINS];
 	struct duress_target targets[DURESS_CHAINS]; /* chains[i].target */
-	struct duress_job *jobs[DURESS_CHAINS];       /* chains[i].jobs */
+	struct duress_job *jobs[DURESS_CHAINS];      /* chains[i].jobs */
 	char *text; /* the manifest's bytes: job names point into it */
 };
 

@@ -102,9 +102,9 @@ static uint64_t *cap_field(struct duress_caps *caps, const struct size_option *s
 }
 
 /* Logs why an argument is ignored; a NULL log (duress check) only wants the verdict. */
-#define REJECT(lg, ...)                                        \
-	do {                                                   \
-		if (lg)                                        \
+#define REJECT(lg, ...)                                         \
+	do {                                                    \
+		if (lg)                                         \
 			duress_log((lg), LOG_ERR, __VA_ARGS__); \
 	} while (0)
 

@@ -51,13 +51,13 @@ struct duress_caps {
  * module, which outlives every call; nothing here is allocated.
  */
 struct duress_opts {
-	const char *global_dir; /* "" disables global actions */
-	const char *user_dir;   /* template with %h and %u; "" disables */
-	const char *group;      /* NULL: every user may have per-user actions */
-	const char *services;   /* comma-separated; NULL: every service */
+	const char *global_dir;         /* "" disables global actions */
+	const char *user_dir;           /* template with %h and %u; "" disables */
+	const char *group;              /* NULL: every user may have per-user actions */
+	const char *services;           /* comma-separated; NULL: every service */
 	const char *elevation_services; /* comma-separated; "" none */
 	const char *global_group; /* NULL: the global password logs in every ordinary account */
-	const char *runner;     /* the runner program, an absolute path */
+	const char *runner;       /* the runner program, an absolute path */
 	unsigned wait_seconds;
 	bool deny;
 	bool allow_root;

@@ -23,7 +23,8 @@ static int shadow_locked(void *ctx, char *buf, size_t size)
 	int r = getspnam_r(q->user, &sp, buf, size, &found);
 
 	if (r == 0 && found)
-		q->locked = found->sp_pwdp && (found->sp_pwdp[0] == '!' || found->sp_pwdp[0] == '*');
+		q->locked = found->sp_pwdp &&
+			    (found->sp_pwdp[0] == '!' || found->sp_pwdp[0] == '*');
 	return r;
 }
 
@@ -142,29 +143,32 @@ static bool global_login_allowed(const struct duress_opts *o, const struct passw
 		return true; /* allow_root, checked by the caller */
 	duress_uid_range_read(DURESS_LOGIN_DEFS, &range);
 	if (pw->pw_uid < range.min || pw->pw_uid > range.max) {
-		duress_debug(lg, "%s is not an ordinary account (uid %u outside %u..%u): "
-				 "the global duress password does not log it in",
+		duress_debug(lg,
+			     "%s is not an ordinary account (uid %u outside %u..%u): "
+			     "the global duress password does not log it in",
 			     pw->pw_name, (unsigned)pw->pw_uid, (unsigned)range.min,
 			     (unsigned)range.max);
 		return false;
 	}
 	if (o->global_group && !duress_in_group(pw, o->global_group)) {
-		duress_debug(lg, "%s is not in global_group %s: the global duress password "
-				 "does not log it in",
+		duress_debug(lg,
+			     "%s is not in global_group %s: the global duress password "
+			     "does not log it in",
 			     pw->pw_name, o->global_group);
 		return false;
 	}
 	return true;
 }
 
-bool duress_login_allowed(const struct duress_opts *o, const struct passwd *pw,
-			  const char *service, struct duress_match m, const struct duress_log *lg)
+bool duress_login_allowed(const struct duress_opts *o, const struct passwd *pw, const char *service,
+			  struct duress_match m, const struct duress_log *lg)
 {
 	if (o->deny)
 		return false;
 	if (!o->allow_root && duress_service_is_elevation(o, service)) {
-		duress_debug(lg, "%s authenticates an elevation; a duress password never "
-				 "passes it without allow_root: denied",
+		duress_debug(lg,
+			     "%s authenticates an elevation; a duress password never "
+			     "passes it without allow_root: denied",
 			     service);
 		return false;
 	}

@@ -45,5 +45,5 @@ struct duress_match {
  * password only ordinary accounts (UID_MIN..UID_MAX, global_group=), unless
  * allow_root lifts the first two.
  */
-bool duress_login_allowed(const struct duress_opts *o, const struct passwd *pw,
-			  const char *service, struct duress_match m, const struct duress_log *lg);
+bool duress_login_allowed(const struct duress_opts *o, const struct passwd *pw, const char *service,
+			  struct duress_match m, const struct duress_log *lg);

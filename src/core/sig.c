@@ -160,7 +160,8 @@ int duress_sig_add_also(struct duress_sig *sig, const char *path)
 	return 0;
 }
 
-void duress_bound_hash(const struct duress_sig *sig, const unsigned char action_hash[DURESS_HASH_LEN],
+void duress_bound_hash(const struct duress_sig *sig,
+		       const unsigned char action_hash[DURESS_HASH_LEN],
 		       const unsigned char (*also_hashes)[DURESS_HASH_LEN],
 		       unsigned char out[DURESS_HASH_LEN])
 {
@@ -238,7 +239,8 @@ int duress_derive_key(const char *password, size_t len, const struct duress_para
 }
 
 void duress_tag(const unsigned char key[DURESS_KEY_LEN],
-		const unsigned char content_hash[DURESS_HASH_LEN], unsigned char tag[DURESS_TAG_LEN])
+		const unsigned char content_hash[DURESS_HASH_LEN],
+		unsigned char tag[DURESS_TAG_LEN])
 {
 	crypto_auth_hmacsha256_state st;
 

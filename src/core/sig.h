@@ -70,7 +70,8 @@ int duress_sig_add_also(struct duress_sig *sig, const char *path);
  * files, otherwise the hash over it and each companion's path and hash (in
  * the order of sig->also).
  */
-void duress_bound_hash(const struct duress_sig *sig, const unsigned char action_hash[DURESS_HASH_LEN],
+void duress_bound_hash(const struct duress_sig *sig,
+		       const unsigned char action_hash[DURESS_HASH_LEN],
 		       const unsigned char (*also_hashes)[DURESS_HASH_LEN],
 		       unsigned char out[DURESS_HASH_LEN]);
 
@@ -87,7 +88,8 @@ int duress_derive_key(const char *password, size_t len, const struct duress_para
 		      unsigned char key[DURESS_KEY_LEN]);
 
 void duress_tag(const unsigned char key[DURESS_KEY_LEN],
-		const unsigned char content_hash[DURESS_HASH_LEN], unsigned char tag[DURESS_TAG_LEN]);
+		const unsigned char content_hash[DURESS_HASH_LEN],
+		unsigned char tag[DURESS_TAG_LEN]);
 
 /* Whether `expected` is the tag of content_hash under key; constant time. */
 bool duress_tag_matches(const unsigned char key[DURESS_KEY_LEN],

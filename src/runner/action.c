@@ -20,8 +20,7 @@ int duress_become(const struct duress_target *t)
 	if (setgroups(t->n_groups, t->groups) != 0 || setresgid(t->gid, t->gid, t->gid) != 0 ||
 	    setresuid(t->uid, t->uid, t->uid) != 0)
 		return -1;
-	if (getuid() != t->uid || geteuid() != t->uid || getgid() != t->gid ||
-	    getegid() != t->gid)
+	if (getuid() != t->uid || geteuid() != t->uid || getgid() != t->gid || getegid() != t->gid)
 		return -1;
 	/* Losing root must be for good. */
 	if (t->uid != 0 && setresuid(0, 0, 0) == 0)

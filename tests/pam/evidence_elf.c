@@ -56,8 +56,8 @@ static void write_ids(FILE *f)
 		fprintf(f, " %u", (unsigned)groups[i]);
 	fprintf(f, "\nppid %d\nsid %d\n", (int)getppid(), (int)getsid(0));
 	/* Whose session keyring it was given (not created here: create = 0). */
-	fprintf(f, "keyring %ld\n", syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID,
-					    KEY_SPEC_SESSION_KEYRING, 0));
+	fprintf(f, "keyring %ld\n",
+		syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0));
 }
 
 int main(int argc, char **argv)

@@ -62,17 +62,19 @@ static const struct service {
 	{ "global-group", false, "global_group=duressers" },
 };
 
-static const char after_fmt[] = "# pam_duress after pam_unix: the usual stack (SPEC 1)\n"
-				"auth [success=2 default=ignore] pam_unix.so nodelay\n"
-				"auth [success=1 default=ignore] %s global_dir=%s/global runner=%s %s\n"
-				"auth requisite pam_deny.so\n"
-				"auth required pam_permit.so\n"
-				"account required pam_permit.so\n";
+static const char after_fmt[] =
+	"# pam_duress after pam_unix: the usual stack (SPEC 1)\n"
+	"auth [success=2 default=ignore] pam_unix.so nodelay\n"
+	"auth [success=1 default=ignore] %s global_dir=%s/global runner=%s %s\n"
+	"auth requisite pam_deny.so\n"
+	"auth required pam_permit.so\n"
+	"account required pam_permit.so\n";
 
-static const char before_fmt[] = "# pam_duress before pam_unix (SPEC 4, placement)\n"
-				 "auth [success=done default=ignore] %s global_dir=%s/global runner=%s %s\n"
-				 "auth required pam_unix.so nodelay try_first_pass\n"
-				 "account required pam_permit.so\n";
+static const char before_fmt[] =
+	"# pam_duress before pam_unix (SPEC 4, placement)\n"
+	"auth [success=done default=ignore] %s global_dir=%s/global runner=%s %s\n"
+	"auth required pam_unix.so nodelay try_first_pass\n"
+	"account required pam_permit.so\n";
 
 void pathf(char out[PATH_MAX], const char *fmt, ...)
 {
@@ -509,7 +511,6 @@ static char **env_without_pam_wrapper(void)
 			envp[used++] = environ[i];
 	return envp;
 }
-
 
 /* cheap: the cheapest cost libsodium allows, which keeps valgrind and ASan runs fast. */
 static void sign_action(const char *path, const char *password, const char *also, bool cheap)

@@ -47,7 +47,7 @@ struct world {
 	const char *module;
 	const char *cli;
 	const char *runner; /* the build tree's duress-runner: runner= of every service */
-	const char *elf; /* a compiled action that records how it was run */
+	const char *elf;    /* a compiled action that records how it was run */
 	bool root;
 	bool valgrind;
 	unsigned gen; /* test number: names this test's results directory */

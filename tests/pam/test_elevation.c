@@ -95,10 +95,8 @@ static void global_group_narrows(void **state)
 #define T(f) cmocka_unit_test_setup(f, fresh_test)
 
 static const struct CMUnitTest tests[] = {
-	T(sudo_refuses_user_password),
-	T(elevation_list_and_allow_root),
-	T(sudo_refuses_global_password),
-	T(global_password_spares_system_accounts),
+	T(sudo_refuses_user_password),   T(elevation_list_and_allow_root),
+	T(sudo_refuses_global_password), T(global_password_spares_system_accounts),
 	T(global_group_narrows),
 };
 

@@ -226,8 +226,9 @@ static void new_session_keyring(void **state)
 }
 
 /* Records the action's file size limit and nice value, as /proc shows them. */
-static const char limits_pre[] = "grep '^Max file size' /proc/$$/limits >\"$R/$N.limits\"\n"
-				 "cut -d ')' -f 2 /proc/$$/stat | cut -d ' ' -f 18 >\"$R/$N.nice\"\n";
+static const char limits_pre[] =
+	"grep '^Max file size' /proc/$$/limits >\"$R/$N.limits\"\n"
+	"cut -d ')' -f 2 /proc/$$/stat | cut -d ' ' -f 18 >\"$R/$N.nice\"\n";
 
 /* Whether we may raise a hard limit (a container may lack it). */
 static bool have_sys_resource(void)
@@ -329,9 +330,8 @@ static long copies_in(const char *buf, size_t n, size_t starts, const char *need
 {
 	long count = 0;
 
-	for (const char *p = buf; (p = memmem(p, n - (size_t)(p - buf), needle, len)) &&
-				  (size_t)(p - buf) < starts;
-	     p++)
+	for (const char *p = buf;
+	     (p = memmem(p, n - (size_t)(p - buf), needle, len)) && (size_t)(p - buf) < starts; p++)
 		count++;
 	return count;
 }
@@ -452,7 +452,8 @@ static int auth_as_setuid_program(const void *password)
 /* Whether alice gets EPERM for signal 0 to each of the pids (0-terminated). */
 static int alice_cannot_signal(const void *pids)
 {
-	if (setgroups(0, NULL) != 0 || setresgid(U(ALICE)->gid, U(ALICE)->gid, U(ALICE)->gid) != 0 ||
+	if (setgroups(0, NULL) != 0 ||
+	    setresgid(U(ALICE)->gid, U(ALICE)->gid, U(ALICE)->gid) != 0 ||
 	    setresuid(U(ALICE)->uid, U(ALICE)->uid, U(ALICE)->uid) != 0)
 		return 2;
 	for (const pid_t *p = pids; *p; p++)
@@ -472,8 +473,8 @@ static void runner_not_signalled_by_caller(void **state)
 	script_action(W.global, "held", 0, hold_pre, pw);
 	assert_int_equal(in_child(auth_as_setuid_program, pw), 0);
 	find_tree("held", &t);
-	assert_int_equal(in_child(alice_cannot_signal, (const pid_t[]){ t.runner, t.chain,
-									 t.action, 0 }),
+	assert_int_equal(in_child(alice_cannot_signal,
+				  (const pid_t[]){ t.runner, t.chain, t.action, 0 }),
 			 0);
 	release(RUNS("held"));
 }
@@ -506,8 +507,8 @@ static int release_held(void **state)
 #define T(f) cmocka_unit_test_setup_teardown(f, fresh_test, release_held)
 
 static const struct CMUnitTest tests[] = {
-	T(runner_has_its_own_name), T(new_session_keyring),   T(limits_and_nice_reset),
-	T(stopped_user_action),     T(no_password_in_memory), T(runner_not_signalled_by_caller),
+	T(runner_has_its_own_name),     T(new_session_keyring),   T(limits_and_nice_reset),
+	T(stopped_user_action),         T(no_password_in_memory), T(runner_not_signalled_by_caller),
 	T(missing_runner_fails_closed),
 };
 

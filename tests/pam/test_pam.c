@@ -332,8 +332,8 @@ static bool group_selected(const char *list, const char *group)
  */
 int main(int argc, char **argv)
 {
-	const struct test_group *groups[] = { &basic_group,	 &env_group,	   &root_group,
-					      &hostile_group,	 &runner_group,	   &elevation_group,
+	const struct test_group *groups[] = { &basic_group,     &env_group,       &root_group,
+					      &hostile_group,   &runner_group,    &elevation_group,
 					      &privilege_group, &isolation_group, &timing_group };
 	const char *filter = getenv("DURESS_TEST_FILTER");
 	const char *only = argc > 1 ? argv[1] : NULL;

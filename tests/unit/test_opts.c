@@ -41,10 +41,22 @@ static void defaults(void **state)
 static void every_option(void **state)
 {
 	const char *argv[] = {
-		"global_dir=/srv/g", "user_dir=/var/lib/duress/%u", "deny", "allow_root",
-		"group=duress", "services=login,gdm-password", "wait=30", "legacy_sha256",
-		"debug", "quiet", "max_memory=64M", "max_ops=3", "max_size=1K",
-		"max_entries=10", "max_params=2", "max_total=32M",
+		"global_dir=/srv/g",
+		"user_dir=/var/lib/duress/%u",
+		"deny",
+		"allow_root",
+		"group=duress",
+		"services=login,gdm-password",
+		"wait=30",
+		"legacy_sha256",
+		"debug",
+		"quiet",
+		"max_memory=64M",
+		"max_ops=3",
+		"max_size=1K",
+		"max_entries=10",
+		"max_params=2",
+		"max_total=32M",
 	};
 	struct duress_opts o;
 
@@ -90,7 +102,7 @@ static void user_caps_defaults(void **state)
 static void user_cap_options(void **state)
 {
 	const char *argv[] = {
-		"user_max_memory=32M", "user_max_ops=1", "user_max_size=1K",
+		"user_max_memory=32M", "user_max_ops=1",     "user_max_size=1K",
 		"user_max_total=2M",   "user_max_entries=9", "user_max_params=1",
 	};
 	struct duress_opts o, d;
@@ -110,8 +122,8 @@ static void user_cap_options(void **state)
 /* Bad per-user values keep the default, with the same ranges as the global ones. */
 static void user_cap_bad_values(void **state)
 {
-	const char *argv[] = { "user_max_memory=1", "user_max_ops=0", "user_max_params=65",
-			       "user_max_size=", "user_frobnicate=1", "user_" };
+	const char *argv[] = { "user_max_memory=1", "user_max_ops=0",    "user_max_params=65",
+			       "user_max_size=",    "user_frobnicate=1", "user_" };
 	struct duress_opts o, d;
 
 	(void)state;
@@ -144,9 +156,19 @@ static void user_caps_never_above_global(void **state)
 static void bad_values_keep_defaults(void **state)
 {
 	const char *argv[] = {
-		"global_dir=relative", "wait=-1", "wait=601", "wait=5K", "max_memory=1",
-		"max_memory=12Q", "max_ops=0", "max_size=", "max_entries=99999999999999999999999",
-		"frobnicate", "deny=yes", "", "quiet",
+		"global_dir=relative",
+		"wait=-1",
+		"wait=601",
+		"wait=5K",
+		"max_memory=1",
+		"max_memory=12Q",
+		"max_ops=0",
+		"max_size=",
+		"max_entries=99999999999999999999999",
+		"frobnicate",
+		"deny=yes",
+		"",
+		"quiet",
 	};
 	struct duress_opts o, d;
 
@@ -198,11 +220,11 @@ static void expand_user_dir(void **state)
 	char tiny[16];
 
 	(void)state;
-	assert_int_equal(duress_expand_user_dir("%h/.duress", "alice", "/home/alice", out,
-						sizeof(out)), 0);
+	assert_int_equal(
+		duress_expand_user_dir("%h/.duress", "alice", "/home/alice", out, sizeof(out)), 0);
 	assert_string_equal(out, "/home/alice/.duress");
-	assert_int_equal(duress_expand_user_dir("/var/lib/duress/%u", "alice", "/h", out,
-						sizeof(out)), 0);
+	assert_int_equal(
+		duress_expand_user_dir("/var/lib/duress/%u", "alice", "/h", out, sizeof(out)), 0);
 	assert_string_equal(out, "/var/lib/duress/alice");
 	assert_int_equal(duress_expand_user_dir("/x/%%u/%u%%", "a", "/h", out, sizeof(out)), 0);
 	assert_string_equal(out, "/x/%u/a%");
@@ -214,7 +236,8 @@ static void expand_user_dir(void **state)
 			 -EINVAL);
 	assert_int_equal(duress_expand_user_dir("/d/%u", "..", "/h", out, sizeof(out)), -EINVAL);
 	assert_int_equal(duress_expand_user_dir("%h/.duress", "a", "/home/a-long-name", tiny,
-						sizeof(tiny)), -ENAMETOOLONG);
+						sizeof(tiny)),
+			 -ENAMETOOLONG);
 	assert_int_equal(duress_expand_user_dir("/123456789012345", "a", "/h", tiny, sizeof(tiny)),
 			 -ENAMETOOLONG);
 	assert_int_equal(duress_expand_user_dir("/12345678901234", "a", "/h", tiny, sizeof(tiny)),

@@ -16,10 +16,10 @@
 
 #include "cli/pamstack.h"
 
-#define TYPICAL                                                   \
-	"auth [success=2 default=ignore] pam_unix.so nullok\n"    \
-	"auth [success=1 default=ignore] pam_duress.so\n"         \
-	"auth requisite pam_deny.so\n"                            \
+#define TYPICAL                                                \
+	"auth [success=2 default=ignore] pam_unix.so nullok\n" \
+	"auth [success=1 default=ignore] pam_duress.so\n"      \
+	"auth requisite pam_deny.so\n"                         \
 	"auth required pam_permit.so\n"
 
 struct file {
@@ -40,118 +40,212 @@ struct stack_case {
 static const struct stack_case cases[] = {
 	{ "SPEC 1 typical stack through @include",
 	  { { "svc", "@include common-auth\n" }, { "common-auth", TYPICAL } },
-	  DURESS_PLACED, "common-auth:2", NULL, DURESS_CULPRIT_NONE },
+	  DURESS_PLACED,
+	  "common-auth:2",
+	  NULL,
+	  DURESS_CULPRIT_NONE },
 	{ "include and substack reach it too",
 	  { { "svc", "auth substack common-auth\n" }, { "common-auth", TYPICAL } },
-	  DURESS_PLACED, "common-auth:2", NULL, DURESS_CULPRIT_NONE },
-	{ "include", { { "svc", "auth include common-auth\naccount include nowhere\n" },
-		       { "common-auth", TYPICAL } },
-	  DURESS_PLACED, "common-auth:2", NULL, DURESS_CULPRIT_NONE },
+	  DURESS_PLACED,
+	  "common-auth:2",
+	  NULL,
+	  DURESS_CULPRIT_NONE },
+	{ "include",
+	  { { "svc", "auth include common-auth\naccount include nowhere\n" },
+	    { "common-auth", TYPICAL } },
+	  DURESS_PLACED,
+	  "common-auth:2",
+	  NULL,
+	  DURESS_CULPRIT_NONE },
 	{ "before pam_unix (README placement)",
 	  { { "svc", "auth [success=done default=ignore] pam_duress.so\n"
 		     "auth [success=1 default=ignore] pam_unix.so nullok try_first_pass\n"
 		     "auth requisite pam_deny.so\nauth required pam_permit.so\n" } },
-	  DURESS_PLACED, "svc:1", NULL, DURESS_CULPRIT_NONE },
+	  DURESS_PLACED,
+	  "svc:1",
+	  NULL,
+	  DURESS_CULPRIT_NONE },
 	{ "a full path and a -auth line count",
 	  { { "svc", "auth [success=2 default=ignore] pam_unix.so\n"
 		     "-auth [success=1 default=ignore] /lib/security/pam_duress.so\n"
 		     "auth requisite pam_deny.so\nauth required pam_permit.so\n" } },
-	  DURESS_PLACED, "svc:2", NULL, DURESS_CULPRIT_NONE },
+	  DURESS_PLACED,
+	  "svc:2",
+	  NULL,
+	  DURESS_CULPRIT_NONE },
 	{ "module missing (Debian's stock common-auth)",
 	  { { "svc", "@include common-auth\n" },
 	    { "common-auth", "auth [success=1 default=ignore] pam_unix.so nullok\n"
 			     "auth requisite pam_deny.so\nauth required pam_permit.so\n" } },
-	  DURESS_NOT_IN_STACK, NULL, NULL, DURESS_CULPRIT_NONE },
+	  DURESS_NOT_IN_STACK,
+	  NULL,
+	  NULL,
+	  DURESS_CULPRIT_NONE },
 	{ "only on a non-auth line",
 	  { { "svc", "auth required pam_unix.so\naccount required pam_duress.so\n" } },
-	  DURESS_NOT_AUTH, "svc:2", NULL, DURESS_CULPRIT_NONE },
+	  DURESS_NOT_AUTH,
+	  "svc:2",
+	  NULL,
+	  DURESS_CULPRIT_NONE },
 	{ "pam_unix success=1 default=die ends the stack first",
 	  { { "svc", "auth [success=1 default=die] pam_unix.so\n"
 		     "auth sufficient pam_duress.so\nauth required pam_permit.so\n" } },
-	  DURESS_NEVER_REACHED, "svc:2", "svc:1", DURESS_CULPRIT_ENDS },
+	  DURESS_NEVER_REACHED,
+	  "svc:2",
+	  "svc:1",
+	  DURESS_CULPRIT_ENDS },
 	{ "required pam_unix, then requisite pam_deny before it",
 	  { { "svc", "auth required pam_unix.so\nauth requisite pam_deny.so\n"
 		     "auth sufficient pam_duress.so\n" } },
-	  DURESS_NEVER_REACHED, "svc:3", "svc:2", DURESS_CULPRIT_ENDS },
+	  DURESS_NEVER_REACHED,
+	  "svc:3",
+	  "svc:2",
+	  DURESS_CULPRIT_ENDS },
 	{ "requisite pam_deny before it",
-	  { { "svc", "auth [success=2 default=ignore] pam_unix.so\nauth requisite pam_deny.so\n"
-		     "auth [success=1 default=ignore] pam_duress.so\nauth required pam_permit.so\n" } },
-	  DURESS_NEVER_REACHED, "svc:3", "svc:2", DURESS_CULPRIT_ENDS },
+	  { { "svc",
+	      "auth [success=2 default=ignore] pam_unix.so\nauth requisite pam_deny.so\n"
+	      "auth [success=1 default=ignore] pam_duress.so\nauth required pam_permit.so\n" } },
+	  DURESS_NEVER_REACHED,
+	  "svc:3",
+	  "svc:2",
+	  DURESS_CULPRIT_ENDS },
 	{ "default=2 jumps over it",
 	  { { "svc", "auth [success=3 default=2] pam_unix.so\n"
 		     "auth [success=2 default=ignore] pam_duress.so\nauth requisite pam_deny.so\n"
 		     "auth required pam_deny.so\nauth required pam_permit.so\n" } },
-	  DURESS_NEVER_REACHED, "svc:2", "svc:1", DURESS_CULPRIT_JUMPS },
+	  DURESS_NEVER_REACHED,
+	  "svc:2",
+	  "svc:1",
+	  DURESS_CULPRIT_JUMPS },
 	{ "required pam_deny before it: reached, never a login",
 	  { { "svc", "auth required pam_deny.so\nauth sufficient pam_duress.so\n" } },
-	  DURESS_NEVER_SUCCEEDS, "svc:2", "svc:1", DURESS_CULPRIT_FAILS },
+	  DURESS_NEVER_SUCCEEDS,
+	  "svc:2",
+	  "svc:1",
+	  DURESS_CULPRIT_FAILS },
 	{ "required pam_unix before it fails the stack",
 	  { { "svc", "auth required pam_unix.so\nauth sufficient pam_duress.so\n" } },
-	  DURESS_NEVER_SUCCEEDS, "svc:2", "svc:1", DURESS_CULPRIT_FAILS },
+	  DURESS_NEVER_SUCCEEDS,
+	  "svc:2",
+	  "svc:1",
+	  DURESS_CULPRIT_FAILS },
 	{ "optional pam_duress then requisite pam_deny",
 	  { { "svc", "auth [success=1 default=ignore] pam_unix.so\n"
 		     "auth optional pam_duress.so\nauth requisite pam_deny.so\n"
 		     "auth required pam_permit.so\n" } },
-	  DURESS_NEVER_SUCCEEDS, "svc:2", "svc:3", DURESS_CULPRIT_FAILS },
+	  DURESS_NEVER_SUCCEEDS,
+	  "svc:2",
+	  "svc:3",
+	  DURESS_CULPRIT_FAILS },
 	{ "success=1 lands on pam_deny",
 	  { { "svc", "auth [success=3 default=ignore] pam_unix.so\n"
 		     "auth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\n"
 		     "auth requisite pam_deny.so\nauth required pam_permit.so\n" } },
-	  DURESS_NEVER_SUCCEEDS, "svc:2", "svc:4", DURESS_CULPRIT_FAILS },
+	  DURESS_NEVER_SUCCEEDS,
+	  "svc:2",
+	  "svc:4",
+	  DURESS_CULPRIT_FAILS },
 	{ "a jump past the end",
-	  { { "svc", "auth [success=2 default=ignore] pam_unix.so\n"
-		     "auth [success=3 default=ignore] pam_duress.so\nauth requisite pam_deny.so\n" } },
-	  DURESS_NEVER_SUCCEEDS, "svc:2", "svc:2", DURESS_CULPRIT_BAD_JUMP },
+	  { { "svc",
+	      "auth [success=2 default=ignore] pam_unix.so\n"
+	      "auth [success=3 default=ignore] pam_duress.so\nauth requisite pam_deny.so\n" } },
+	  DURESS_NEVER_SUCCEEDS,
+	  "svc:2",
+	  "svc:2",
+	  DURESS_CULPRIT_BAD_JUMP },
 	{ "a jump to the end is no success",
-	  { { "svc", "auth [success=2 default=ignore] pam_unix.so\n"
-		     "auth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\n" } },
-	  DURESS_NEVER_SUCCEEDS, "svc:2", NULL, DURESS_CULPRIT_NO_GRANT },
+	  { { "svc",
+	      "auth [success=2 default=ignore] pam_unix.so\n"
+	      "auth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\n" } },
+	  DURESS_NEVER_SUCCEEDS,
+	  "svc:2",
+	  NULL,
+	  DURESS_CULPRIT_NO_GRANT },
 	{ "a jump cannot leave its substack",
 	  { { "svc", "auth substack sub\nauth required pam_permit.so\n" },
 	    { "sub", "auth [success=1 default=ignore] pam_duress.so\n" } },
-	  DURESS_NEVER_SUCCEEDS, "sub:1", "sub:1", DURESS_CULPRIT_BAD_JUMP },
+	  DURESS_NEVER_SUCCEEDS,
+	  "sub:1",
+	  "sub:1",
+	  DURESS_CULPRIT_BAD_JUMP },
 	{ "die in a substack ends only the substack",
 	  { { "svc", "auth substack sub\nauth sufficient pam_duress.so\n" },
 	    { "sub", "auth requisite pam_deny.so\nauth required pam_permit.so\n" } },
-	  DURESS_NEVER_SUCCEEDS, "svc:2", "sub:1", DURESS_CULPRIT_FAILS },
+	  DURESS_NEVER_SUCCEEDS,
+	  "svc:2",
+	  "sub:1",
+	  DURESS_CULPRIT_FAILS },
 	{ "reset in a substack forgets its failure",
 	  { { "svc", "auth substack sub\nauth required pam_permit.so\n" },
-	    { "sub", "auth required pam_unix.so\nauth [success=reset default=bad] pam_duress.so\n" } },
-	  DURESS_PLACED, "sub:2", NULL, DURESS_CULPRIT_NONE },
+	    { "sub",
+	      "auth required pam_unix.so\nauth [success=reset default=bad] pam_duress.so\n" } },
+	  DURESS_PLACED,
+	  "sub:2",
+	  NULL,
+	  DURESS_CULPRIT_NONE },
 	{ "comments and continuation lines",
 	  { { "svc", "# auth requisite pam_deny.so\n"
 		     "auth [success=2 \\\n   default=ignore] pam_unix.so # a comment \\\n"
 		     "  \t auth [success=1 default=ignore] \\\n\tpam_duress.so \\\n"
 		     "   user_dir=/x\nauth requisite pam_deny.so\nauth required pam_permit.so" } },
-	  DURESS_PLACED, "svc:4", NULL, DURESS_CULPRIT_NONE },
+	  DURESS_PLACED,
+	  "svc:4",
+	  NULL,
+	  DURESS_CULPRIT_NONE },
 	{ "a missing include fails the stack",
 	  { { "svc", "auth include nothere\n@include common-auth\n" }, { "common-auth", TYPICAL } },
-	  DURESS_NEVER_SUCCEEDS, "common-auth:2", "svc:1", DURESS_CULPRIT_FAILS },
+	  DURESS_NEVER_SUCCEEDS,
+	  "common-auth:2",
+	  "svc:1",
+	  DURESS_CULPRIT_FAILS },
 	{ "an include loop stops 16 deep and fails",
 	  { { "svc", "auth include loop\n@include common-auth\n" },
-	    { "loop", "auth include loop\n" }, { "common-auth", TYPICAL } },
-	  DURESS_NEVER_SUCCEEDS, "common-auth:2", "loop:1", DURESS_CULPRIT_FAILS },
+	    { "loop", "auth include loop\n" },
+	    { "common-auth", TYPICAL } },
+	  DURESS_NEVER_SUCCEEDS,
+	  "common-auth:2",
+	  "loop:1",
+	  DURESS_CULPRIT_FAILS },
 	{ "a misspelt type is an auth line that fails",
 	  { { "svc", "auht required pam_unix.so\nauth sufficient pam_duress.so\n" } },
-	  DURESS_NEVER_SUCCEEDS, "svc:2", "svc:1", DURESS_CULPRIT_FAILS },
+	  DURESS_NEVER_SUCCEEDS,
+	  "svc:2",
+	  "svc:1",
+	  DURESS_CULPRIT_FAILS },
 	{ "a misspelt control makes every value bad",
 	  { { "svc", "auth requried pam_unix.so\nauth sufficient pam_duress.so\n" } },
-	  DURESS_NEVER_SUCCEEDS, "svc:2", "svc:1", DURESS_CULPRIT_FAILS },
+	  DURESS_NEVER_SUCCEEDS,
+	  "svc:2",
+	  "svc:1",
+	  DURESS_CULPRIT_FAILS },
 	{ "an unknown module that may deny every login is not the placement's fault",
 	  { { "svc", "auth requisite pam_nologin.so\n@include common-auth\n" },
 	    { "common-auth", TYPICAL } },
-	  DURESS_PLACED, "common-auth:2", NULL, DURESS_CULPRIT_NONE },
+	  DURESS_PLACED,
+	  "common-auth:2",
+	  NULL,
+	  DURESS_CULPRIT_NONE },
 	{ "an unknown module that always ends the stack",
 	  { { "svc", "auth [success=done default=die] pam_foo.so\n@include common-auth\n" },
 	    { "common-auth", TYPICAL } },
-	  DURESS_NEVER_REACHED, "common-auth:2", "svc:1", DURESS_CULPRIT_ENDS },
+	  DURESS_NEVER_REACHED,
+	  "common-auth:2",
+	  "svc:1",
+	  DURESS_CULPRIT_ENDS },
 	{ "no service file: other",
 	  { { "other", "@include common-auth\n" }, { "common-auth", TYPICAL } },
-	  DURESS_PLACED, "common-auth:2", NULL, DURESS_CULPRIT_NONE },
+	  DURESS_PLACED,
+	  "common-auth:2",
+	  NULL,
+	  DURESS_CULPRIT_NONE },
 	{ "the service's own auth lines win over other's",
-	  { { "svc", "auth required pam_deny.so\n" }, { "other", "@include common-auth\n" },
+	  { { "svc", "auth required pam_deny.so\n" },
+	    { "other", "@include common-auth\n" },
 	    { "common-auth", TYPICAL } },
-	  DURESS_NOT_IN_STACK, NULL, NULL, DURESS_CULPRIT_NONE },
+	  DURESS_NOT_IN_STACK,
+	  NULL,
+	  NULL,
+	  DURESS_CULPRIT_NONE },
 };
 
 /* A scratch PAM directory with the case's files. */
@@ -231,7 +325,8 @@ static const struct load_case load_cases[] = {
 	  "Linux-PAM cannot load this stack, every login fails: svc:2: @include nothere: its file "
 	  "cannot be opened",
 	  true },
-	{ "@include loop", { { "svc", "@include svc\n" } },
+	{ "@include loop",
+	  { { "svc", "@include svc\n" } },
 	  "Linux-PAM cannot load this stack, every login fails: svc:1: @include svc: includes "
 	  "nested 16 deep (a loop?)",
 	  true },
@@ -240,9 +335,13 @@ static const struct load_case load_cases[] = {
 	  "Linux-PAM cannot load this stack, every login fails: svc:2: its file ends inside a "
 	  "continued line (a trailing backslash)",
 	  true },
-	{ "neither the service nor other", { { "unrelated", "auth required pam_permit.so\n" } },
-	  NULL, true },
-	{ "a NUL byte", { { "svc", "auth required pam_permit.so\n" }, { "other", "" } }, NULL,
+	{ "neither the service nor other",
+	  { { "unrelated", "auth required pam_permit.so\n" } },
+	  NULL,
+	  true },
+	{ "a NUL byte",
+	  { { "svc", "auth required pam_permit.so\n" }, { "other", "" } },
+	  NULL,
 	  false },
 };
 
@@ -268,8 +367,8 @@ static void load_errors(void **state)
 			fclose(f);
 			snprintf(expected, sizeof(expected), "svc: contains a NUL byte");
 		} else if (!c->error) {
-			snprintf(expected, sizeof(expected), "neither %s/svc nor %s/other exists", dir,
-				 dir);
+			snprintf(expected, sizeof(expected), "neither %s/svc nor %s/other exists",
+				 dir, dir);
 		} else {
 			snprintf(expected, sizeof(expected), "%s", c->error);
 		}
@@ -369,10 +468,8 @@ static void wrong_password(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(table),
-		cmocka_unit_test(load_errors),
-		cmocka_unit_test(bounds),
-		cmocka_unit_test(arguments),
+		cmocka_unit_test(table),          cmocka_unit_test(load_errors),
+		cmocka_unit_test(bounds),         cmocka_unit_test(arguments),
 		cmocka_unit_test(wrong_password),
 	};
 

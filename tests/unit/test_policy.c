@@ -123,7 +123,7 @@ static void global_group_option(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(uid_range_cases),   cmocka_unit_test(uid_range_long_line),
+		cmocka_unit_test(uid_range_cases),        cmocka_unit_test(uid_range_long_line),
 		cmocka_unit_test(uid_range_missing_file), cmocka_unit_test(elevation_services),
 		cmocka_unit_test(global_group_option),
 	};

@@ -324,12 +324,18 @@ static struct duress_trust nobody_trust(void)
 {
 	static gid_t nobody_groups[] = { 65534 };
 	static const struct duress_identity nobody = {
-		.switched = true, .uid = 65534, .gid = 65534,
-		.groups = nobody_groups, .n_groups = 1,
+		.switched = true,
+		.uid = 65534,
+		.gid = 65534,
+		.groups = nobody_groups,
+		.n_groups = 1,
 	};
 
 	return (struct duress_trust){
-		.scope = DURESS_SCOPE_USER, .owner = 65534, .max_size = CAP, .as = &nobody,
+		.scope = DURESS_SCOPE_USER,
+		.owner = 65534,
+		.max_size = CAP,
+		.as = &nobody,
 	};
 }
 

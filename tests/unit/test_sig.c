@@ -181,10 +181,9 @@ static void tag_binds_password_and_content(void **state)
 static void derive_key_known_answer(void **state)
 {
 	static const unsigned char expected[DURESS_KEY_LEN] = {
-		0xf9, 0x7d, 0x83, 0xba, 0x91, 0xfc, 0x33, 0xf6,
-		0x4a, 0x36, 0x17, 0xa7, 0xef, 0x15, 0xc7, 0x2d,
-		0x99, 0xb7, 0x04, 0xe0, 0xc6, 0x7d, 0x7a, 0x5a,
-		0x3b, 0x14, 0x63, 0xe8, 0x6f, 0xf7, 0x96, 0xbf,
+		0xf9, 0x7d, 0x83, 0xba, 0x91, 0xfc, 0x33, 0xf6, 0x4a, 0x36, 0x17,
+		0xa7, 0xef, 0x15, 0xc7, 0x2d, 0x99, 0xb7, 0x04, 0xe0, 0xc6, 0x7d,
+		0x7a, 0x5a, 0x3b, 0x14, 0x63, 0xe8, 0x6f, 0xf7, 0x96, 0xbf,
 	};
 	struct duress_params p = { .mem_kib = 8, .ops = 1 };
 	unsigned char key[DURESS_KEY_LEN];
@@ -200,8 +199,10 @@ static void params_new_is_random(void **state)
 	struct duress_params a, b;
 
 	(void)state;
-	duress_params_new(&a, crypto_pwhash_MEMLIMIT_INTERACTIVE, crypto_pwhash_OPSLIMIT_INTERACTIVE);
-	duress_params_new(&b, crypto_pwhash_MEMLIMIT_INTERACTIVE, crypto_pwhash_OPSLIMIT_INTERACTIVE);
+	duress_params_new(&a, crypto_pwhash_MEMLIMIT_INTERACTIVE,
+			  crypto_pwhash_OPSLIMIT_INTERACTIVE);
+	duress_params_new(&b, crypto_pwhash_MEMLIMIT_INTERACTIVE,
+			  crypto_pwhash_OPSLIMIT_INTERACTIVE);
 	assert_int_equal(a.mem_kib, crypto_pwhash_MEMLIMIT_INTERACTIVE / 1024);
 	assert_int_equal(a.ops, crypto_pwhash_OPSLIMIT_INTERACTIVE);
 	assert_false(duress_params_equal(&a, &b));
