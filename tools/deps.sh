@@ -25,7 +25,7 @@ libpam-wrapper libnss-wrapper pamtester openssl
 "
 CHECK="
 libcmocka-dev libpamtest0-dev
-mandoc valgrind cppcheck clang clang-tidy libclang-rt-14-dev
+mandoc valgrind cppcheck clang clang-tidy clang-format libclang-rt-14-dev
 openssh-server openssh-client sshpass expect
 passwd login util-linux procps bsdutils
 cracklib-runtime xxd sudo

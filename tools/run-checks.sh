@@ -9,14 +9,15 @@
 #   build     ordinary build in build/ + meson test
 #   asan      ASan+UBSan build in build-asan/ + meson test
 #   valgrind  the unit, cli and pam suites of build/ under valgrind
-#   static    cppcheck and clang-tidy over src/
+#   static    cppcheck and clang-tidy over src/, clang-format over every C file
 #   man       mandoc -Tlint over man/*.[0-9]
 #   fuzz      each libFuzzer target for FUZZ_SECONDS (20) from its corpus
 #
-# Every test that meson runs counts as one test, and so does each of cppcheck,
-# clang-tidy and mandoc, and the last check: the machine's PAM configuration
-# (PAM_DIRS) is byte for byte what it was when the run started.  A build that fails counts as one failed test.  The
-# last line printed is "N passed, N failed, N skipped"; the exit status is
+# Every test that meson runs counts as one test, and so does each of
+# cppcheck, clang-tidy, clang-format and mandoc, and the last check: the
+# machine's PAM configuration (PAM_DIRS) is byte for byte what it was when
+# the run started.  A build that fails counts as one failed test.  The last
+# line printed is "N passed, N failed, N skipped"; the exit status is
 # non-zero when anything failed.
 #
 # Contract with tests/meson.build:
@@ -330,6 +331,21 @@ for e in json.load(open("build/compile_commands.json")):
 	record "clang-tidy" $((SECONDS - t0)) $((1 - fail)) "$fail" 0
 }
 
+# Every C file of the tree formatted as .clang-format says: a new file or
+# edit that is not fails here, with the differences shown.
+step_clang_format()
+{
+	local t0=$SECONDS fail=0 f files=()
+
+	banner "clang-format --dry-run --Werror"
+	while IFS= read -r -d '' f; do
+		files+=("$f")
+	done < <(find src tests fuzz bench -name '*.[ch]' -type f -print0 | sort -z)
+	echo "+ clang-format --dry-run --Werror ${#files[@]} files"
+	clang-format --dry-run --Werror "${files[@]}" || fail=1
+	record "clang-format" $((SECONDS - t0)) $((1 - fail)) "$fail" 0
+}
+
 step_static()
 {
 	# cppcheck wants build/config.h, clang-tidy build/compile_commands.json.
@@ -337,6 +353,7 @@ step_static()
 		setup build "tests=$TESTS" "prefix=/usr/local"
 	step_cppcheck
 	step_clang_tidy
+	step_clang_format
 }
 
 step_man()
