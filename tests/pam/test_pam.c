@@ -326,8 +326,8 @@ static bool group_selected(const char *list, const char *group)
 }
 
 /*
- * test_pam [GROUP,GROUP...]: some groups only, so that meson can run the
- * suite as two processes at once (which halves its time under valgrind).
+ * test_pam [GROUP,GROUP...]: some groups only, so that meson runs each group
+ * as a test of its own, two at a time (which halves the time under valgrind).
  * DURESS_TEST_FILTER narrows to tests by name.
  */
 int main(int argc, char **argv)
