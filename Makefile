@@ -30,12 +30,7 @@ MESON_OPTS ?=
 OPTIONS := prefix=$(PREFIX)
 
 # Succeeds when $(BUILDDIR) is configured with $(OPTIONS).
-options_match = { test -f $(BUILDDIR)/meson-info/intro-buildoptions.json && \
-	python3 -c 'import json, sys; \
-	have = {o["name"]: str(o["value"]).lower() for o in json.load(open(sys.argv[1]))}; \
-	want = dict(a.split("=", 1) for a in sys.argv[2:]); \
-	sys.exit(any(have.get(k) != v.lower() for k, v in want.items()))' \
-	$(BUILDDIR)/meson-info/intro-buildoptions.json $(OPTIONS); }
+options_match = python3 tools/options-match.py $(BUILDDIR) $(OPTIONS)
 
 .PHONY: all configure install uninstall deb deps demo check clean help
 

@@ -90,20 +90,6 @@ record()
 		"$status" "$1" "$2" "$3" "$4" "$5" "${6:+  ($6)}")")
 }
 
-# options_match DIR NAME=VALUE...: whether DIR is configured with these options.
-options_match()
-{
-	local info="$1/meson-info/intro-buildoptions.json"
-
-	shift
-	[ -f "$info" ] && python3 -c '
-import json, sys
-def norm(v):
-    return " ".join(map(str, v)) if isinstance(v, list) else str(v)
-have = {o["name"]: norm(o["value"]).lower() for o in json.load(open(sys.argv[1]))}
-want = dict(a.split("=", 1) for a in sys.argv[2:])
-sys.exit(any(have.get(k) != v.lower() for k, v in want.items()))' "$info" "$@"
-}
 
 # setup DIR "NAME=VALUE..." "NAME=VALUE...": configure DIR with the options of
 # the first list (kept up to date) and, when first set up, of the second list.
@@ -119,7 +105,7 @@ setup()
 		[ -f "$dir/meson-private/coredata.dat" ] && wipe=(--wipe)
 		echo "+ meson setup ${wipe[*]:+${wipe[*]} }$dir ${want[*]} ${init[*]}"
 		meson setup "${wipe[@]}" "$dir" "${want[@]}" "${init[@]}"
-	elif ! options_match "$dir" "${kv[@]}"; then
+	elif ! python3 tools/options-match.py "$dir" "${kv[@]}"; then
 		echo "+ meson configure $dir ${want[*]}"
 		meson configure "$dir" "${want[@]}"
 	fi
