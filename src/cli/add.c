@@ -19,7 +19,7 @@
 #include "cli/password.h"
 #include "cli/signing.h"
 #include "core/actions.h"
-#include "core/auth.h"
+#include "core/account.h"
 #include "core/escape.h"
 #include "core/opts.h"
 #include "core/safe_open.h"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "core/actions.h"
-#include "core/auth.h"
+#include "core/account.h"
 #include "core/escape.h"
 #include "core/opts.h"
 #include "core/policy.h"

@@ -22,7 +22,7 @@
 #include <pwquality.h>
 #endif
 
-#include "core/auth.h"
+#include "core/account.h"
 #include "core/write.h"
 
 /* pam_unix's helper (setgid shadow), at the path it runs it from on Debian and Fedora. */

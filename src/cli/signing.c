@@ -15,7 +15,7 @@
 #include "cli/check.h"
 #include "cli/realpw.h"
 #include "core/actions.h"
-#include "core/auth.h"
+#include "core/account.h"
 #include "core/escape.h"
 #include "core/identity.h"
 #include "core/opts.h"

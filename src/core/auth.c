@@ -7,42 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "account.h"
 #include "actions.h"
 #include "escape.h"
 #include "kdf.h"
 #include "policy.h"
-
-/* Buffers for the *_r lookups grow on ERANGE up to this. */
-#define LOOKUP_BUF_MAX (1U << 20)
-
-int duress_getpw(const char *name, uid_t uid, struct duress_passwd **ret)
-{
-	long hint = sysconf(_SC_GETPW_R_SIZE_MAX);
-	size_t size = hint > 0 ? (size_t)hint : 16384;
-
-	for (;;) {
-		struct duress_passwd *p = malloc(sizeof(*p) + size);
-		struct passwd *found = NULL;
-		int r;
-
-		if (!p)
-			return -ENOMEM;
-		if (name)
-			r = getpwnam_r(name, &p->pw, p->buf, size, &found);
-		else
-			r = getpwuid_r(uid, &p->pw, p->buf, size, &found);
-		if (r == 0 && found) {
-			*ret = p;
-			return 0;
-		}
-		free(p);
-		if (r != ERANGE)
-			return r == 0 ? -ENOENT : -r;
-		if (size >= LOOKUP_BUF_MAX)
-			return -ERANGE;
-		size *= 2;
-	}
-}
 
 /* The scopes, in the order they are checked (and their chains run). */
 enum { SCOPE_USER, SCOPE_GLOBAL, N_SCOPES };

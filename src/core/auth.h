@@ -35,12 +35,3 @@ enum duress_outcome {
 enum duress_outcome duress_authenticate(const struct duress_opts *o,
 					const struct duress_request *req,
 					const struct duress_log *lg);
-
-/* A getpwnam_r()/getpwuid_r() result with its own storage; free with free(). */
-struct duress_passwd {
-	struct passwd pw;
-	char buf[];
-};
-
-/* 0, -ENOENT, or another -errno.  Exactly one of name and uid is used. */
-int duress_getpw(const char *name, uid_t uid, struct duress_passwd **ret);

@@ -6,7 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "account.h"
 
 /*
  * Raw system calls, not glibc's setgroups(), which changes every thread of

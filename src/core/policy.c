@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner.h"
+#include "account.h"
 #include "scratch.h"
 
 struct shadow_query {

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "account.h"
+
 #define ROOT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define USER_PATH "/usr/local/bin:/usr/bin:/bin"
 
@@ -61,33 +63,6 @@ static int build_env(struct duress_target *t, const struct passwd *pw,
 		if (env_add(t->envp, &n, vars[i].key, vars[i].value) < 0)
 			return -ENOMEM;
 	return 0;
-}
-
-int duress_user_groups(const struct passwd *pw, gid_t **ret, size_t *n_ret)
-{
-	gid_t *groups = NULL;
-	int n = 32;
-
-	for (;;) {
-		gid_t *g = reallocarray(groups, (size_t)n, sizeof(gid_t));
-		int want = n;
-
-		if (!g) {
-			free(groups);
-			return -ENOMEM;
-		}
-		groups = g;
-		if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &want) >= 0) {
-			*ret = groups;
-			*n_ret = (size_t)want;
-			return 0;
-		}
-		if (want <= n || want > (int)DURESS_MANIFEST_MAX_GROUPS) {
-			free(groups);
-			return -E2BIG;
-		}
-		n = want;
-	}
 }
 
 int duress_target_init(struct duress_target *t, const struct passwd *pw,

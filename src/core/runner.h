@@ -23,9 +23,6 @@ struct duress_pam_items {
  */
 int duress_fd_above_stdio(int fd);
 
-/* The account's groups, primary one included (getgrouplist); free *ret.  0 or -errno. */
-int duress_user_groups(const struct passwd *pw, gid_t **ret, size_t *n);
-
 /* Returns 0 or -errno.  pw is the account the action runs as. */
 int duress_target_init(struct duress_target *t, const struct passwd *pw,
 		       const struct duress_pam_items *items);
