@@ -405,9 +405,11 @@ static int find_line(const struct buffer *b, const char *want, bool prefix, cons
  */
 static bool shell_safe(const char *s)
 {
-	return s[strspn(s,
-			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+@%,:")] ==
-	       '\0';
+	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "abcdefghijklmnopqrstuvwxyz"
+				   "0123456789/._-+@%,:";
+
+	return s[strspn(s, safe)] == '\0';
 }
 
 /* Points the script's one CONFIG=/etc/duress.d/NAME.conf line at the installed config. */
@@ -671,7 +673,8 @@ static void say_finish(const struct add_opts *o, const char *action, const char 
 	char a[DURESS_ESCAPED_SIZE(PATH_MAX)], c[DURESS_ESCAPED_SIZE(PATH_MAX)];
 
 	fprintf(stderr,
-		"duress add: the files are installed but not signed; to finish: duress sign%s%s%s%s %s\n",
+		"duress add: the files are installed but not signed; "
+		"to finish: duress sign%s%s%s%s %s\n",
 		o->sign.pam_dir ? " --pam-dir " : "", o->sign.pam_dir ? o->sign.pam_dir : "",
 		conf ? " --also " : "", conf ? duress_escape(conf, c, sizeof(c)) : "",
 		duress_escape(action, a, sizeof(a)));
@@ -751,7 +754,8 @@ int duress_cmd_add(int argc, char **argv)
 		return 2;
 	}
 	if (!is_example_name(argv[first])) {
-		fputs("duress add: an EXAMPLE is a plain name (no dot, no slash); see duress add --list\n",
+		fputs("duress add: an EXAMPLE is a plain name (no dot, no slash); "
+		      "see duress add --list\n",
 		      stderr);
 		return 2;
 	}

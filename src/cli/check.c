@@ -461,7 +461,8 @@ static bool placement_problem(const struct duress_pam_stack *s, const struct dur
 		puts(")");
 		break;
 	case DURESS_NOT_AUTH:
-		printf("pam_duress.so is only on a non-auth line, %s: the module works only as auth\n",
+		printf("pam_duress.so is only on a non-auth line, %s: "
+		       "the module works only as auth\n",
 		       module);
 		break;
 	case DURESS_NEVER_REACHED:
@@ -470,8 +471,9 @@ static bool placement_problem(const struct duress_pam_stack *s, const struct dur
 		break;
 	case DURESS_NEVER_SUCCEEDS:
 		if (v->how == DURESS_CULPRIT_NO_GRANT)
-			printf("%s is reached, but its success never ends in a login: nothing after it "
-			       "grants one (a jump is no success: land on pam_permit.so)\n",
+			printf("%s is reached, but its success never ends in a login: "
+			       "nothing after it grants one (a jump is no success: "
+			       "land on pam_permit.so)\n",
 			       module);
 		else
 			printf("%s is reached, but its success never ends in a login: %s %s\n",
@@ -509,8 +511,8 @@ static bool report_placed(const char *service, bool named, const struct duress_p
 		return !named;
 	}
 	if (duress_service_is_elevation(mo, service) && !mo->allow_root)
-		printf("OK: %s is reached; duress password refused here by design (allow_root off): "
-		       "the actions run, the answer is a wrong password's\n",
+		printf("OK: %s is reached; duress password refused here by design "
+		       "(allow_root off): the actions run, the answer is a wrong password's\n",
 		       module);
 	else if (mo->deny)
 		printf("OK: %s is reached; deny: a duress password runs the actions and is refused "
@@ -636,8 +638,8 @@ static int check_all_dirs(const struct check_opts *o, const struct stack_report 
 	if (rep->n_lines == 0) {
 		if (*rep->pam_dir &&
 		    !(o->user_dir && o->global_dir && !*o->user_dir && !*o->global_dir))
-			puts("no pam_duress.so line found: checking the module's default directories "
-			     "and caps");
+			puts("no pam_duress.so line found: "
+			     "checking the module's default directories and caps");
 		return check_dirs(o, NULL, bad, actions);
 	}
 	for (size_t i = 0; i < rep->n_lines; i++) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * duress: sign and verify duress actions.
+ * duress: the command line; sign and verify here, the other commands in
+ * their own files.
  *
  *   duress sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N] FILE...
  *   duress verify [--stdin] FILE
@@ -85,7 +86,8 @@ static void usage(FILE *out)
 
 static void sign_usage(FILE *out)
 {
-	fputs("Usage: duress sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N] FILE...\n"
+	fputs("Usage: duress sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N]\n"
+	      "                   [--pam-dir DIR] FILE...\n"
 	      "       duress_sign [same options] FILE...\n"
 	      "\n"
 	      "Binds one duress password to the exact content of each action FILE and\n"

@@ -769,7 +769,10 @@ static size_t jump(const struct judge *J, struct run *r, size_t i, int action)
 	return j;
 }
 
-/* Entry i returned retval: the impression, as pam_dispatch.c keeps it. Returns the last entry used. */
+/*
+ * Entry i returned retval: the impression, as pam_dispatch.c keeps it.
+ * Returns the last entry used.
+ */
 static size_t apply(const struct judge *J, struct run *r, size_t i, int retval)
 {
 	const struct duress_pam_entry *e = J->auth[i];

@@ -100,7 +100,8 @@ enum duress_culprit {
 	DURESS_CULPRIT_JUMPS,    /* a jump skips the module */
 	DURESS_CULPRIT_FAILS,    /* it fails the stack, and nothing can undo that */
 	DURESS_CULPRIT_BAD_JUMP, /* it jumps past the end of its stack (PAM: "bad jump") */
-	DURESS_CULPRIT_NO_GRANT, /* nothing after the module grants the login: a jump is no success */
+	/* nothing after the module grants the login: a jump is no success */
+	DURESS_CULPRIT_NO_GRANT,
 };
 
 struct duress_pam_verdict {

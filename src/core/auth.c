@@ -65,7 +65,8 @@ static int load_dir(struct scope_run *s, enum duress_scope scope, uid_t owner,
 	if (r < 0) {
 		char buf[128];
 
-		/* A directory the module must not trust is a configuration problem, not an error. */
+		/* A directory the module must not trust is a configuration
+		   problem, not an error. */
 		duress_log(lg, LOG_WARNING, "%s: %s, skipping", s->path,
 			   duress_dir_problem(r, buf, sizeof(buf)));
 		return 0;

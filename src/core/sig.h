@@ -96,6 +96,9 @@ bool duress_tag_matches(const unsigned char key[DURESS_KEY_LEN],
 			const unsigned char content_hash[DURESS_HASH_LEN],
 			const unsigned char expected[DURESS_TAG_LEN]);
 
-/* nuvious/pam-duress NAME.sha256: SHA-256(SHA-256(content) || password), compared in constant time. */
+/*
+ * nuvious/pam-duress NAME.sha256: SHA-256(SHA-256(content) || password),
+ * compared in constant time.
+ */
 bool duress_legacy_matches(const unsigned char content_hash[DURESS_HASH_LEN], const char *password,
 			   size_t len, const unsigned char expected[DURESS_HASH_LEN]);

@@ -95,7 +95,10 @@ void action_sign(const char *path, const char *password);
 void action_sign_default(const char *path, const char *password);
 /* The same, binding a companion file (duress sign --also). */
 void action_sign_also(const char *path, const char *password, const char *also);
-/* Runs the real CLI (argv[0] is its name) with stdin /dev/null; its stdout and stderr (free them). */
+/*
+ * Runs the real CLI (argv[0] is its name) with stdin /dev/null; its stdout
+ * and stderr (free them).
+ */
 char *cli_output(char *const argv[], int *status);
 /* action_script + action_sign in dir, owned by uid. */
 void action_add(const char *dir, const char *name, uid_t uid, const char *password);

@@ -462,7 +462,10 @@ static int alice_cannot_signal(const void *pids)
 	return 0;
 }
 
-/* The user who typed the password into a setuid program cannot signal the runner or root's actions. */
+/*
+ * The user who typed the password into a setuid program cannot signal the
+ * runner or root's actions.
+ */
 static void runner_not_signalled_by_caller(void **state)
 {
 	const char *pw = "global-duress";
