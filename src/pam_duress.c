@@ -41,7 +41,7 @@ static int to_pam(enum duress_outcome out)
 
 PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
-	struct duress_log lg = { .pamh = pamh };
+	struct duress_log lg = duress_log_for(pamh, argc, argv);
 	struct duress_opts o;
 	struct duress_request req = { 0 };
 	const char *service = item(pamh, PAM_SERVICE);

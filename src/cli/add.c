@@ -478,7 +478,7 @@ static int apply_set(struct example *ex, const char *set)
 static int target_path(const struct add_opts *o, const struct duress_opts *mo, char *buf,
 		       size_t size)
 {
-	struct duress_passwd *p = NULL;
+	struct duress_account *p = NULL;
 	int r;
 
 	if (o->global) {

@@ -140,17 +140,17 @@ static bool report_action(const char *path, const struct duress_dir *dir,
 
 	/* Names are data: a newline or an ESC in one must not reach the terminal. */
 	duress_escape(a->name, name, sizeof(name));
-	if (a->skip == DURESS_NOT_AN_ACTION) {
+	if (a->skip == DURESS_SKIP_NOT_AN_ACTION) {
 		printf("%s/%s: ignored: %s\n", path, name, duress_skip_reason(a->skip));
 		return true;
 	}
-	if (a->skip == DURESS_ARMED && a->legacy && !legacy_ok) {
+	if (a->skip == DURESS_SKIP_NONE && a->legacy && !legacy_ok) {
 		printf("%s/%s: SKIPPED unless legacy_sha256: weak legacy .sha256 signature "
 		       "(re-sign with duress sign)\n",
 		       path, name);
 		return false;
 	}
-	if (a->skip != DURESS_ARMED) {
+	if (a->skip != DURESS_SKIP_NONE) {
 		printf("%s/%s: SKIPPED: %s\n", path, name, duress_skip_reason(a->skip));
 		return false;
 	}
@@ -182,7 +182,7 @@ static int report_dir(const char *path, const struct duress_dir *dir, bool legac
 		if (only && strcmp(dir->actions[i].name, only) != 0)
 			continue;
 		bad += !report_action(path, dir, &dir->actions[i], legacy_ok);
-		*actions += dir->actions[i].skip != DURESS_NOT_AN_ACTION;
+		*actions += dir->actions[i].skip != DURESS_SKIP_NOT_AN_ACTION;
 		listed++;
 	}
 	if (listed == 0 && !only)
@@ -269,7 +269,7 @@ static int check_user_dir(const char *path, const struct passwd *pw, const struc
 static int check_user(const struct check_opts *o, const struct duress_opts *mo, int *bad,
 		      int *actions)
 {
-	struct duress_passwd *p = NULL;
+	struct duress_account *p = NULL;
 	char path[PATH_MAX];
 	int r;
 
@@ -719,7 +719,7 @@ static bool same_dir(const struct stat *dir, const char *path)
 /* Whether dir is the user_dir= of uid's account under these options. */
 static bool is_user_dir(const struct stat *dir, const struct duress_opts *mo, uid_t uid)
 {
-	struct duress_passwd *p = NULL;
+	struct duress_account *p = NULL;
 	char path[PATH_MAX];
 	bool is = false;
 
@@ -809,7 +809,7 @@ void duress_module_lines_free(struct duress_module_lines *l)
 int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, const char *dir,
 			const char *name)
 {
-	struct duress_passwd *p = NULL;
+	struct duress_account *p = NULL;
 	int actions = 0, bad;
 
 	if (scope == DURESS_SCOPE_GLOBAL) {

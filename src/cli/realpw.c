@@ -18,9 +18,6 @@
 #if HAVE_CRYPT
 #include <crypt.h>
 #endif
-#if HAVE_PWQUALITY
-#include <pwquality.h>
-#endif
 
 #include "core/account.h"
 #include "core/write.h"
@@ -64,7 +61,7 @@ static int matches_account(const char *user, const struct duress_password *pw)
 /* Root reads the shadow file itself. */
 static int root_check(uid_t owner, const struct duress_password *pw, const char **why)
 {
-	struct duress_passwd *p = NULL;
+	struct duress_account *p = NULL;
 	int r = -1;
 
 	if (duress_getpw(NULL, owner, &p) == 0) {
@@ -183,7 +180,7 @@ static int helper_check(char *user, const struct duress_password *pw, const char
 /* A user asks pam_unix's own helper, which checks only the caller's account. */
 static int user_check(uid_t owner, const struct duress_password *pw, const char **why)
 {
-	struct duress_passwd *p = NULL;
+	struct duress_account *p = NULL;
 	int r;
 
 	if (owner != getuid() || owner != geteuid() || duress_getpw(NULL, owner, &p) < 0) {
@@ -201,35 +198,3 @@ int duress_is_real_password(uid_t owner, const struct duress_password *pw, const
 	*why = NULL;
 	return geteuid() == 0 ? root_check(owner, pw, why) : user_check(owner, pw, why);
 }
-
-#if HAVE_PWQUALITY
-void duress_warn_weak_password(uid_t owner, const struct duress_password *pw)
-{
-	pwquality_settings_t *pwq = pwquality_default_settings();
-	struct duress_passwd *p = NULL;
-	void *aux = NULL;
-	char msg[PWQ_MAX_ERROR_MESSAGE_LEN];
-	int r;
-
-	if (!pwq)
-		return;
-	(void)pwquality_read_config(pwq, NULL, NULL);
-	(void)duress_getpw(NULL, owner, &p);
-	r = pwquality_check(pwq, pw->text, NULL, p ? p->pw.pw_name : NULL, &aux);
-	if (r < 0) {
-		const char *why = pwquality_strerror(msg, sizeof(msg), r, aux);
-
-		/* No cracklib dictionary installed is not the password's fault. */
-		if (r != PWQ_ERROR_CRACKLIB_CHECK || !strstr(why, "error loading dictionary"))
-			fprintf(stderr, "duress: warning: weak password: %s\n", why);
-	}
-	free(p);
-	pwquality_free_settings(pwq);
-}
-#else
-void duress_warn_weak_password(uid_t owner, const struct duress_password *pw)
-{
-	(void)owner;
-	(void)pw;
-}
-#endif

@@ -13,6 +13,3 @@
  * timeout), which logs "password check failed" to the auth log on a 0.
  */
 int duress_is_real_password(uid_t owner, const struct duress_password *pw, const char **why);
-
-/* Prints a warning when libpwquality finds the password weak. */
-void duress_warn_weak_password(uid_t owner, const struct duress_password *pw);

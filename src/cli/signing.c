@@ -13,6 +13,7 @@
 #include <sodium.h>
 
 #include "cli/check.h"
+#include "cli/quality.h"
 #include "cli/realpw.h"
 #include "core/actions.h"
 #include "core/account.h"
@@ -182,7 +183,7 @@ static enum duress_scope action_scope(const struct action_file *f)
 /* The rights a per-user directory is read with: its owner's (nothing to switch unless root). */
 static int view_identity(struct dir_view *v)
 {
-	struct duress_passwd *p = NULL;
+	struct duress_account *p = NULL;
 	int r;
 
 	if (v->scope == DURESS_SCOPE_GLOBAL)
@@ -211,8 +212,7 @@ static void view_load(const struct action_file *f, struct dir_view *v)
 
 static void view_free(struct dir_view *v)
 {
-	if (v->load == 0)
-		duress_dir_free(&v->dir);
+	duress_dir_free(&v->dir);
 	duress_identity_free(&v->as);
 }
 
@@ -223,7 +223,7 @@ static void view_free(struct dir_view *v)
  */
 static bool shares_params(const struct duress_action *a)
 {
-	return a->skip == DURESS_ARMED && !a->legacy;
+	return a->skip == DURESS_SKIP_NONE && !a->legacy;
 }
 
 /* Asked for a cost (want), only that one; by default, at least the default. */
@@ -330,7 +330,7 @@ static bool too_many_params(const struct action_file *f, const struct dir_view *
 		const struct duress_action *a = &v->dir.actions[i];
 
 		if (strcmp(a->name, f->name) == 0 || a->legacy ||
-		    (a->skip != DURESS_ARMED && a->skip != DURESS_SKIP_TOO_MANY_PARAMS))
+		    (a->skip != DURESS_SKIP_NONE && a->skip != DURESS_SKIP_TOO_MANY_PARAMS))
 			continue;
 		if (!params_known(seen, n, &a->sig.params))
 			seen[n++] = &a->sig.params;
@@ -407,7 +407,7 @@ static void report_state(const struct action_file *f, const struct dir_view *bef
 
 		if (strcmp(a->name, f->name) != 0)
 			continue;
-		if (a->skip != DURESS_ARMED)
+		if (a->skip != DURESS_SKIP_NONE)
 			fprintf(stderr, "duress: %s: warning: the module will skip it: %s\n", shown,
 				duress_skip_reason(a->skip));
 		else if (a->world_readable)
@@ -417,26 +417,12 @@ static void report_state(const struct action_file *f, const struct dir_view *bef
 	duress_dir_free(&v.dir);
 }
 
-/* A directory as the module would judge one of the action owner's. */
-static void owner_dir(const struct action_file *f, struct duress_caps *caps, struct duress_dir *dir)
-{
-	duress_caps_default(caps);
-	/* .as NULL: the CLI opens companions with its own rights, those of who signs. */
-	*dir = (struct duress_dir){
-		.path = f->dir,
-		.scope = DURESS_SCOPE_USER,
-		.owner = f->st.st_uid,
-		.fd = -1,
-		.caps = caps,
-	};
-}
-
 /* Turns f->hash into the hash bound to sig's companion files; -1 after an error. */
 static int bind_companions(const struct action_file *f, const struct duress_sig *sig,
 			   unsigned char hash[DURESS_HASH_LEN])
 {
 	struct duress_caps caps;
-	struct duress_dir dir;
+	struct duress_trust trust;
 	unsigned char *buf;
 	uint64_t budget;
 	enum duress_skip skip;
@@ -445,16 +431,20 @@ static int bind_companions(const struct action_file *f, const struct duress_sig 
 	memcpy(hash, f->hash, DURESS_HASH_LEN);
 	if (sig->also_len == 0)
 		return 0;
-	owner_dir(f, &caps, &dir);
+	duress_caps_default(&caps);
+	/* Judged as the module judges the owner's; opened with the rights of who signs. */
+	trust = (struct duress_trust){ .scope = DURESS_SCOPE_USER,
+				       .owner = f->st.st_uid,
+				       .max_size = caps.max_file_size };
 	budget = caps.max_total;
 	buf = malloc(DURESS_READ_CHUNK);
 	if (!buf)
 		return fail(f->path, "out of memory");
-	r = duress_bind_companions(&dir, sig, buf, &budget, hash, &skip);
+	r = duress_bind_companions(&trust, sig, buf, &budget, hash, &skip);
 	free(buf);
 	if (r < 0)
 		return fail(f->path, strerror(-r));
-	if (skip != DURESS_ARMED)
+	if (skip != DURESS_SKIP_NONE)
 		return fail(f->path, duress_skip_reason(skip));
 	return 0;
 }
@@ -579,21 +569,15 @@ static int verify_sig(const struct action_file *f, const char *buf, size_t len,
 	bool match;
 
 	duress_caps_default(&caps);
-	if (duress_sig_parse(buf, len, &sig) < 0) {
-		fail(f->path, "signature is malformed");
-		return 2;
-	}
+	if (duress_sig_parse(buf, len, &sig) < 0)
+		return fail(f->path, "signature is malformed"), 2;
+	/* A companion missing or unsafe is a problem to report, not a wrong password. */
 	if (bind_companions(f, &sig, hash) < 0)
-		return 1;
-	if (duress_params_check(&sig.params, &caps) < 0) {
-		fail(f->path, "signature cost is outside the module's default caps");
 		return 2;
-	}
-	if (duress_derive_key(pw->text, pw->len, &sig.params, key) < 0) {
-		sodium_memzero(key, sizeof(key));
-		fail(f->path, "out of memory for Argon2id");
-		return 2;
-	}
+	if (duress_params_check(&sig.params, &caps) < 0)
+		return fail(f->path, "signature cost is outside the module's default caps"), 2;
+	if (duress_derive_key(pw->text, pw->len, &sig.params, key) < 0)
+		return fail(f->path, "out of memory for Argon2id"), 2;
 	match = duress_tag_matches(key, hash, sig.tag);
 	sodium_memzero(key, sizeof(key));
 	if (!match && sodium_memcmp(hash, sig.content_hash, DURESS_HASH_LEN) != 0)

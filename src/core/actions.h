@@ -41,13 +41,19 @@ struct duress_dir {
 	struct duress_params *params; /* distinct (salt, cost) sets */
 };
 
+/* Whether dir holds a loaded directory: a zeroed one has no path. */
+static inline bool duress_dir_loaded(const struct duress_dir *dir)
+{
+	return dir->path != NULL;
+}
+
 /*
  * Opens and judges a directory, lists its actions in name order and reads
  * their signatures, every file opened with as's rights (NULL: the process's;
  * kept in dir, so it must outlive it).  Returns 0; -ENOENT (no directory:
  * nothing to do); -EPERM (bad owner or mode); -ENOTDIR; -E2BIG (more than
  * max_entries); or another -errno, among them an identity that could not be
- * taken or given back.  On failure *dir holds nothing to free.
+ * taken or given back.  On failure *dir is left as a zeroed one: nothing to free.
  */
 int duress_dir_load(struct duress_dir *dir, const char *path, enum duress_scope scope, uid_t owner,
 		    const struct duress_caps *caps, bool legacy_ok,
@@ -72,6 +78,7 @@ int duress_dir_verify(struct duress_dir *dir, const unsigned char (*keys)[DURESS
  */
 int duress_dir_hash(struct duress_dir *dir);
 
+/* Frees what a load left; a zeroed directory, or one freed already, is fine too. */
 void duress_dir_free(struct duress_dir *dir);
 
 /*
@@ -84,12 +91,12 @@ const char *duress_dir_problem(int r, char *buf, size_t len);
 /*
  * Turns an action's SHA-256 (in content_hash) into the hash of the action
  * bound to sig's companion files (also=), each opened by duress_open_file()
- * with the directory's identity and judged as a companion: regular, owned by
- * root (or by the directory's user), not writable by group or others, within
- * max_size.  What is read is charged to *budget.  Returns 0 with *ret_skip
- * DURESS_ARMED or why not, or -errno for an internal error.
+ * with trust's identity and judged as a companion of trust's scope and owner:
+ * regular, owned by root (or by that user), not writable by group or others,
+ * within trust->max_size.  What is read is charged to *budget.  Returns 0
+ * with *ret_skip DURESS_SKIP_NONE or why not, or -errno for an internal error.
  */
-int duress_bind_companions(const struct duress_dir *dir, const struct duress_sig *sig,
+int duress_bind_companions(const struct duress_trust *trust, const struct duress_sig *sig,
 			   unsigned char *buf, uint64_t *budget,
 			   unsigned char content_hash[DURESS_HASH_LEN], enum duress_skip *ret_skip);
 

@@ -22,10 +22,8 @@ struct scope_run {
 	const char *path;          /* the directory: user_path, or global_dir= */
 	char user_path[PATH_MAX];  /* user_dir= expanded */
 	struct duress_identity as; /* whose rights open its files */
-	struct duress_dir dir;
-	bool loaded;
+	struct duress_dir dir;     /* zeroed unless loaded */
 	struct duress_target target;
-	bool have_target;
 };
 
 /* The directory's path in a log line: escaped, and cut to a length syslog keeps. */
@@ -40,7 +38,7 @@ static void log_skips(const struct duress_dir *dir, const struct duress_log *lg)
 	for (size_t i = 0; i < dir->n_actions; i++) {
 		const struct duress_action *a = &dir->actions[i];
 
-		if (a->skip != DURESS_ARMED && a->skip != DURESS_NOT_AN_ACTION)
+		if (a->skip != DURESS_SKIP_NONE && a->skip != DURESS_SKIP_NOT_AN_ACTION)
 			duress_log(lg, LOG_WARNING, "%s/%s: %s, skipping", path,
 				   duress_escape(a->name, name, sizeof(name)),
 				   duress_skip_reason(a->skip));
@@ -69,9 +67,7 @@ static int load_dir(struct scope_run *s, enum duress_scope scope, uid_t owner,
 		   problem, not an error. */
 		duress_log(lg, LOG_WARNING, "%s: %s, skipping", s->path,
 			   duress_dir_problem(r, buf, sizeof(buf)));
-		return 0;
 	}
-	s->loaded = true;
 	return 0;
 }
 
@@ -140,7 +136,7 @@ static int verify_dir(struct scope_run *s, const unsigned char (*keys)[DURESS_KE
 {
 	int r = 0;
 
-	if (s->loaded) {
+	if (duress_dir_loaded(&s->dir)) {
 		r = duress_dir_verify(&s->dir, keys, req->password, req->password_len);
 		log_skips(&s->dir, lg);
 	}
@@ -165,7 +161,7 @@ static int check_scopes(struct scope_run *const runs[N_SCOPES], const struct dur
 		if (!runs[i]->enabled)
 			continue;
 		kdf[n] = (struct duress_kdf_scope){ 0 };
-		if (runs[i]->loaded)
+		if (duress_dir_loaded(&runs[i]->dir))
 			kdf[n] = (struct duress_kdf_scope){ .params = runs[i]->dir.params,
 							    .n_params = runs[i]->dir.n_params };
 		of[n++] = i;
@@ -188,7 +184,7 @@ static int add_jobs(struct scope_run *s, struct duress_job **jobs, struct duress
 
 	*chain = (struct duress_chain){ .target = &s->target };
 	*jobs = NULL;
-	if (!s->loaded || s->dir.n_actions == 0)
+	if (!duress_dir_loaded(&s->dir) || s->dir.n_actions == 0)
 		return 0;
 	*jobs = calloc(s->dir.n_actions, sizeof(**jobs));
 	if (!*jobs)
@@ -206,15 +202,6 @@ static int add_jobs(struct scope_run *s, struct duress_job **jobs, struct duress
 	return 0;
 }
 
-static int prepare_target(struct scope_run *s, const struct passwd *pw,
-			  const struct duress_request *req)
-{
-	int r = duress_target_init(&s->target, pw, &req->items);
-
-	s->have_target = r == 0;
-	return r;
-}
-
 /*
  * Builds the targets and starts the matched actions: per-user ones as the
  * user and global ones as root, in two chains that do not wait for each other.
@@ -223,7 +210,7 @@ static int start_actions(struct scope_run *user, struct scope_run *global, const
 			 const struct duress_opts *o, const struct duress_request *req,
 			 const struct duress_log *lg)
 {
-	struct duress_passwd *root = NULL;
+	struct duress_account *root = NULL;
 	struct duress_job *jobs[DURESS_CHAINS] = { 0 };
 	struct duress_chain chains[DURESS_CHAINS], run[DURESS_CHAINS];
 	size_t n_run = 0;
@@ -232,9 +219,9 @@ static int start_actions(struct scope_run *user, struct scope_run *global, const
 	if (r == 0)
 		r = add_jobs(global, &jobs[1], &chains[1]);
 	if (r == 0 && chains[0].n_jobs > 0)
-		r = prepare_target(user, pw, req);
+		r = duress_target_init(&user->target, pw, &req->items);
 	if (r == 0 && chains[1].n_jobs > 0 && (r = duress_getpw(NULL, 0, &root)) == 0)
-		r = prepare_target(global, &root->pw, req);
+		r = duress_target_init(&global->target, &root->pw, &req->items);
 	if (r < 0) {
 		errno = -r;
 		duress_log(lg, LOG_ERR, "cannot prepare the actions' environment: %m");
@@ -255,19 +242,17 @@ out:
 
 static void scope_free(struct scope_run *s)
 {
-	if (s->loaded)
-		duress_dir_free(&s->dir);
+	duress_dir_free(&s->dir);
 	duress_identity_free(&s->as);
-	if (s->have_target)
-		duress_target_free(&s->target);
+	duress_target_free(&s->target);
 }
 
 /* An unknown user costs what a known one without actions does. */
 static enum duress_outcome unknown_user(const struct duress_opts *o,
 					const struct duress_request *req)
 {
-	struct scope_run user = { .enabled = user_dir_enabled(o), .dir.fd = -1 },
-			 global = { .enabled = global_dir_enabled(o), .dir.fd = -1 };
+	struct scope_run user = { .enabled = user_dir_enabled(o) },
+			 global = { .enabled = global_dir_enabled(o) };
 	struct scope_run *const runs[N_SCOPES] = { &user, &global };
 	int matches[N_SCOPES];
 
@@ -289,9 +274,9 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 					const struct duress_request *req,
 					const struct duress_log *lg)
 {
-	struct scope_run user = { .dir.fd = -1 }, global = { .dir.fd = -1 };
+	struct scope_run user = { 0 }, global = { 0 };
 	struct scope_run *const runs[N_SCOPES] = { &user, &global };
-	struct duress_passwd *p = NULL;
+	struct duress_account *p = NULL;
 	enum duress_outcome out = DURESS_ERROR;
 	struct duress_match match;
 	int m[N_SCOPES], r;

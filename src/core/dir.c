@@ -89,14 +89,14 @@ static enum duress_skip add_params(struct duress_dir *dir, const struct duress_p
 	for (size_t i = 0; i < dir->n_params; i++) {
 		if (duress_params_equal(&dir->params[i], p)) {
 			*ret_index = i;
-			return DURESS_ARMED;
+			return DURESS_SKIP_NONE;
 		}
 	}
 	if (dir->n_params >= dir->caps->max_params)
 		return DURESS_SKIP_TOO_MANY_PARAMS;
 	dir->params[dir->n_params] = *p;
 	*ret_index = dir->n_params++;
-	return DURESS_ARMED;
+	return DURESS_SKIP_NONE;
 }
 
 /* NAME.sha256, when there is no NAME.sig. */
@@ -117,9 +117,9 @@ static int load_legacy_sig(struct duress_dir *dir, struct duress_action *a)
 	a->legacy = true;
 	if (!dir->legacy_ok)
 		a->skip = DURESS_SKIP_LEGACY_DISABLED;
-	else if (a->skip == DURESS_ARMED && len != DURESS_HASH_LEN)
+	else if (a->skip == DURESS_SKIP_NONE && len != DURESS_HASH_LEN)
 		a->skip = DURESS_SKIP_SIG_MALFORMED;
-	else if (a->skip == DURESS_ARMED)
+	else if (a->skip == DURESS_SKIP_NONE)
 		memcpy(a->sig.content_hash, buf, DURESS_HASH_LEN);
 	return 0;
 }
@@ -138,7 +138,7 @@ static int load_sig(struct duress_dir *dir, struct duress_action *a)
 		return r;
 	if (error == ENOENT)
 		return load_legacy_sig(dir, a);
-	if (a->skip != DURESS_ARMED)
+	if (a->skip != DURESS_SKIP_NONE)
 		return 0;
 	if (duress_sig_parse(buf, len, &a->sig) < 0)
 		a->skip = DURESS_SKIP_SIG_MALFORMED;
@@ -182,10 +182,10 @@ static int judge_entry(struct duress_dir *dir, struct duress_action *a)
 	if (a->skip == DURESS_SKIP_NOT_EXECUTABLE) {
 		r = has_signature(dir, a->name);
 		if (r == 0)
-			a->skip = DURESS_NOT_AN_ACTION;
+			a->skip = DURESS_SKIP_NOT_AN_ACTION;
 		return r < 0 ? r : 0;
 	}
-	return a->skip == DURESS_ARMED ? load_sig(dir, a) : 0;
+	return a->skip == DURESS_SKIP_NONE ? load_sig(dir, a) : 0;
 }
 
 static int compare_actions(const void *x, const void *y)
@@ -265,7 +265,7 @@ static int open_dir(struct duress_dir *dir)
 		return f.error == ELOOP ? -ENOTDIR : -f.error;
 	if (f.skip == DURESS_SKIP_NOT_REGULAR)
 		return -ENOTDIR;
-	if (f.skip != DURESS_ARMED)
+	if (f.skip != DURESS_SKIP_NONE)
 		return -EPERM;
 	dir->fd = f.fd;
 	return 0;
@@ -326,6 +326,9 @@ const char *duress_dir_problem(int r, char *buf, size_t len)
 
 void duress_dir_free(struct duress_dir *dir)
 {
+	/* Zeroed, or freed already: a path is set before anything is owned. */
+	if (!duress_dir_loaded(dir))
+		return;
 	for (size_t i = 0; dir->actions && i < dir->n_actions; i++)
 		if (dir->actions[i].memfd >= 0)
 			close(dir->actions[i].memfd);
@@ -333,5 +336,5 @@ void duress_dir_free(struct duress_dir *dir)
 	free(dir->params);
 	if (dir->fd >= 0)
 		close(dir->fd);
-	*dir = (struct duress_dir){ .fd = -1 };
+	*dir = (struct duress_dir){ 0 };
 }

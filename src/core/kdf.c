@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The work a login costs: the scopes' Argon2id keys, and pam_unix's hash when it was skipped. */
 #include "kdf.h"
-#include "scratch.h"
+#include "account.h"
 
 #include <errno.h>
 #include <pthread.h>

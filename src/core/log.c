@@ -3,6 +3,18 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+struct duress_log duress_log_for(pam_handle_t *pamh, int argc, const char **argv)
+{
+	struct duress_log lg = { .pamh = pamh };
+
+	for (int i = 0; i < argc; i++) {
+		lg.debug = lg.debug || strcmp(argv[i], "debug") == 0;
+		lg.quiet = lg.quiet || strcmp(argv[i], "quiet") == 0;
+	}
+	return lg;
+}
 
 void duress_log(const struct duress_log *lg, int prio, const char *fmt, ...)
 {

@@ -17,6 +17,9 @@ struct duress_log {
 	bool quiet;
 };
 
+/* The logger for a PAM handle (NULL: stderr), set by the module's debug and quiet arguments. */
+struct duress_log duress_log_for(pam_handle_t *pamh, int argc, const char **argv);
+
 void duress_log(const struct duress_log *lg, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

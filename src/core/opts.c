@@ -110,7 +110,7 @@ static uint64_t *cap_field(struct duress_caps *caps, const struct size_option *s
 
 /* max_*= sets the global caps, user_max_*= the per-user ones: one table for both. */
 static enum duress_opt_verdict parse_size_option(struct duress_opts *o, const char *arg,
-						 struct duress_log *lg)
+						 const struct duress_log *lg)
 {
 	bool user = strncmp(arg, USER_PREFIX, strlen(USER_PREFIX)) == 0;
 	const char *key = user ? arg + strlen(USER_PREFIX) : arg;
@@ -156,9 +156,11 @@ static bool parse_flag(struct duress_opts *o, const char *arg)
 		{ "deny", offsetof(struct duress_opts, deny) },
 		{ "allow_root", offsetof(struct duress_opts, allow_root) },
 		{ "legacy_sha256", offsetof(struct duress_opts, legacy_sha256) },
-		{ "debug", offsetof(struct duress_opts, debug) },
-		{ "quiet", offsetof(struct duress_opts, quiet) },
 	};
+
+	/* The logger's own: duress_log_for() reads them, so they apply to every other. */
+	if (strcmp(arg, "debug") == 0 || strcmp(arg, "quiet") == 0)
+		return true;
 
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		if (strcmp(arg, flags[i].name) == 0) {
@@ -177,7 +179,7 @@ static const char *value_of(const char *arg, const char *key)
 }
 
 static enum duress_opt_verdict parse_string(struct duress_opts *o, const char *arg,
-					    struct duress_log *lg)
+					    const struct duress_log *lg)
 {
 	const char *v;
 
@@ -218,7 +220,7 @@ static enum duress_opt_verdict parse_string(struct duress_opts *o, const char *a
 }
 
 enum duress_opt_verdict duress_opts_apply(struct duress_opts *o, const char *arg,
-					  struct duress_log *lg)
+					  const struct duress_log *lg)
 {
 	enum duress_opt_verdict v;
 
@@ -232,15 +234,9 @@ enum duress_opt_verdict duress_opts_apply(struct duress_opts *o, const char *arg
 	return v;
 }
 
-void duress_opts_parse(struct duress_opts *o, int argc, const char **argv, struct duress_log *lg)
+void duress_opts_parse(struct duress_opts *o, int argc, const char **argv,
+		       const struct duress_log *lg)
 {
-	/* debug and quiet change how the other options are reported: look first. */
-	for (int i = 0; lg && i < argc; i++) {
-		if (strcmp(argv[i], "debug") == 0)
-			o->debug = lg->debug = true;
-		else if (strcmp(argv[i], "quiet") == 0)
-			o->quiet = lg->quiet = true;
-	}
 	for (int i = 0; i < argc; i++)
 		(void)duress_opts_apply(o, argv[i], lg);
 	clamp_user_caps(o);

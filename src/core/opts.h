@@ -61,9 +61,7 @@ struct duress_opts {
 	unsigned wait_seconds;
 	bool deny;
 	bool allow_root;
-	bool legacy_sha256;
-	bool debug;
-	bool quiet;
+	bool legacy_sha256;           /* debug and quiet are the logger's: duress_log_for() */
 	struct duress_caps caps;      /* the global directory (max_*=) */
 	struct duress_caps user_caps; /* per-user ones (user_max_*=), never above caps */
 };
@@ -79,7 +77,8 @@ void duress_opts_default(struct duress_opts *o);
  * ("…, ignoring") and leave the default in place, as Linux-PAM modules do.
  * lg NULL logs nothing (duress check reports them itself).
  */
-void duress_opts_parse(struct duress_opts *o, int argc, const char **argv, struct duress_log *lg);
+void duress_opts_parse(struct duress_opts *o, int argc, const char **argv,
+		       const struct duress_log *lg);
 
 /* What became of one module argument. */
 enum duress_opt_verdict {
@@ -90,7 +89,7 @@ enum duress_opt_verdict {
 
 /* Applies one argument as duress_opts_parse() does (without the user caps' clamp). */
 enum duress_opt_verdict duress_opts_apply(struct duress_opts *o, const char *arg,
-					  struct duress_log *lg);
+					  const struct duress_log *lg);
 
 bool duress_service_allowed(const struct duress_opts *o, const char *service);
 /* Whether service is in elevation_services= (sudo, pkexec...); NULL is not. */

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "account.h"
-#include "scratch.h"
 
 struct shadow_query {
 	const char *user;
@@ -42,7 +41,7 @@ static bool account_locked(const struct passwd *pw)
 	if (pw->pw_passwd && (pw->pw_passwd[0] == '!' || pw->pw_passwd[0] == '*'))
 		return true;
 	r = duress_with_scratch(shadow_locked, &q);
-	return q.locked || r == ERANGE || r == ENOMEM;
+	return q.locked || r == -ERANGE || r == -ENOMEM;
 }
 
 struct group_query {

@@ -75,7 +75,7 @@ enum duress_skip duress_judge_file(enum duress_file_kind kind, const struct stat
 		return DURESS_SKIP_NOT_EXECUTABLE;
 	if ((uint64_t)st->st_size > cap)
 		return r->too_large;
-	return DURESS_ARMED;
+	return DURESS_SKIP_NONE;
 }
 
 /* A new descriptor for reading the inode path_fd stands for, opened by inode, not by name. */
@@ -108,7 +108,7 @@ static void open_judged(int path_fd, enum duress_file_kind kind, const struct du
 		f->st = st;
 		f->skip = duress_judge_file(kind, &st, t);
 	}
-	if (f->skip != DURESS_ARMED) {
+	if (f->skip != DURESS_SKIP_NONE) {
 		close(f->fd);
 		f->fd = -1;
 	}
@@ -126,7 +126,7 @@ static void open_path(int dir_fd, const char *path, enum duress_file_kind kind,
 	}
 	if (fstat(path_fd, &f->st) < 0)
 		f->error = errno;
-	else if ((f->skip = duress_judge_file(kind, &f->st, t)) == DURESS_ARMED && for_reading)
+	else if ((f->skip = duress_judge_file(kind, &f->st, t)) == DURESS_SKIP_NONE && for_reading)
 		open_judged(path_fd, kind, t, f);
 	close(path_fd);
 }

@@ -36,7 +36,7 @@ struct duress_file {
 	int fd;                /* open for reading when asked and judged fit, else -1 */
 	struct stat st;        /* what was judged (when error is 0) */
 	int error;             /* errno of the open that failed (ENOENT, EACCES...), or 0 */
-	enum duress_skip skip; /* DURESS_ARMED: fit */
+	enum duress_skip skip; /* DURESS_SKIP_NONE: fit */
 };
 
 /*

@@ -233,8 +233,10 @@ int duress_derive_key(const char *password, size_t len, const struct duress_para
 		      unsigned char key[DURESS_KEY_LEN])
 {
 	if (crypto_pwhash(key, DURESS_KEY_LEN, password, len, p->salt, p->ops,
-			  (size_t)p->mem_kib * 1024U, crypto_pwhash_ALG_ARGON2ID13) != 0)
+			  (size_t)p->mem_kib * 1024U, crypto_pwhash_ALG_ARGON2ID13) != 0) {
+		sodium_memzero(key, DURESS_KEY_LEN);
 		return -ENOMEM;
+	}
 	return 0;
 }
 

@@ -83,7 +83,7 @@ void duress_params_new(struct duress_params *p, uint64_t mem_bytes, uint64_t ops
 
 bool duress_params_equal(const struct duress_params *a, const struct duress_params *b);
 
-/* 0 or -ENOMEM.  The caller wipes key. */
+/* 0, and the caller wipes key after use; or -ENOMEM, with key wiped already. */
 int duress_derive_key(const char *password, size_t len, const struct duress_params *p,
 		      unsigned char key[DURESS_KEY_LEN]);
 

@@ -6,7 +6,7 @@
 const char *duress_skip_reason(enum duress_skip skip)
 {
 	static const char *const reasons[] = {
-		[DURESS_ARMED] = "armed",
+		[DURESS_SKIP_NONE] = "armed",
 		[DURESS_SKIP_NO_SIG] = "no signature (run: duress sign)",
 		[DURESS_SKIP_SIG_MALFORMED] = "signature is malformed",
 		[DURESS_SKIP_SIG_COST] = "signature cost is over the module's cap",
@@ -28,7 +28,7 @@ const char *duress_skip_reason(enum duress_skip skip)
 		[DURESS_SKIP_TOTAL_TOO_LARGE] =
 			"the directory's actions together are too large (max_total=)",
 		[DURESS_SKIP_UNREADABLE] = "unreadable",
-		[DURESS_NOT_AN_ACTION] = "not an action (neither executable nor signed)",
+		[DURESS_SKIP_NOT_AN_ACTION] = "not an action (neither executable nor signed)",
 		[DURESS_SKIP_ALSO_MISSING] = "a companion file (--also) is missing or unreadable",
 		/* One literal: clang-tidy takes split ones in an array for a missing comma. */
 		[DURESS_SKIP_ALSO_UNSAFE] =

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* Why an action will not run.  DURESS_ARMED (0) means it will, for its password. */
+/* Why an action will not run; DURESS_SKIP_NONE (0): no reason, it runs for its password. */
 enum duress_skip {
-	DURESS_ARMED = 0,
+	DURESS_SKIP_NONE = 0,
 	DURESS_SKIP_NO_SIG,
 	DURESS_SKIP_SIG_MALFORMED,
 	DURESS_SKIP_SIG_COST,
@@ -24,7 +24,7 @@ enum duress_skip {
 	DURESS_SKIP_UNREADABLE,
 	DURESS_SKIP_ALSO_MISSING,
 	DURESS_SKIP_ALSO_UNSAFE,
-	DURESS_NOT_AN_ACTION, /* neither executable nor signed: ignored, not logged */
+	DURESS_SKIP_NOT_AN_ACTION, /* neither executable nor signed: ignored, not logged */
 };
 
 /* The words the module's log and `duress check` use for a reason. */

@@ -15,17 +15,19 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-/* Hashes one companion file, opened with the directory's identity; 0 or -errno. */
-static int hash_companion(const struct duress_dir *dir, const char *path, unsigned char *buf,
+/* Hashes one companion file, judged and opened as trust says; 0 or -errno. */
+static int hash_companion(const struct duress_trust *trust, const char *path, unsigned char *buf,
 			  uint64_t *budget, unsigned char hash[DURESS_HASH_LEN],
 			  enum duress_skip *ret_skip)
 {
-	uint64_t limit = min_u64(dir->caps->max_file_size, *budget), len = 0;
-	struct duress_trust t = duress_dir_trust(dir, limit);
+	uint64_t limit = min_u64(trust->max_size, *budget), len = 0;
+	struct duress_trust t = *trust;
 	struct duress_file f;
 	bool elf;
-	int r = duress_open_file(AT_FDCWD, path, DURESS_FILE_COMPANION, &t, true, &f);
+	int r;
 
+	t.max_size = limit;
+	r = duress_open_file(AT_FDCWD, path, DURESS_FILE_COMPANION, &t, true, &f);
 	if (r < 0)
 		return r;
 	*ret_skip = f.skip;
@@ -38,18 +40,18 @@ static int hash_companion(const struct duress_dir *dir, const char *path, unsign
 	return 0;
 }
 
-int duress_bind_companions(const struct duress_dir *dir, const struct duress_sig *sig,
+int duress_bind_companions(const struct duress_trust *trust, const struct duress_sig *sig,
 			   unsigned char *buf, uint64_t *budget,
 			   unsigned char content_hash[DURESS_HASH_LEN], enum duress_skip *ret_skip)
 {
 	unsigned char hashes[DURESS_ALSO_MAX_FILES][DURESS_HASH_LEN];
 	size_t i = 0;
 
-	*ret_skip = DURESS_ARMED;
+	*ret_skip = DURESS_SKIP_NONE;
 	for (const char *p = NULL; (p = duress_sig_next_also(sig, p)); i++) {
-		int r = hash_companion(dir, p, buf, budget, hashes[i], ret_skip);
+		int r = hash_companion(trust, p, buf, budget, hashes[i], ret_skip);
 
-		if (r < 0 || *ret_skip != DURESS_ARMED)
+		if (r < 0 || *ret_skip != DURESS_SKIP_NONE)
 			return r;
 	}
 	duress_bound_hash(sig, content_hash, hashes, content_hash);
@@ -98,15 +100,16 @@ static int read_content(const struct duress_dir *dir, struct duress_action *a, b
 	if (r < 0)
 		return r;
 	a->skip = f.skip;
-	if (a->skip == DURESS_ARMED && (uint64_t)f.st.st_size > *budget)
+	if (a->skip == DURESS_SKIP_NONE && (uint64_t)f.st.st_size > *budget)
 		a->skip = DURESS_SKIP_TOTAL_TOO_LARGE;
-	if (a->skip == DURESS_ARMED)
+	if (a->skip == DURESS_SKIP_NONE)
 		r = stream_action(dir, a, f.fd, memfd, buf, budget);
-	if (r == 0 && a->skip == DURESS_ARMED && a->sig.also_len > 0)
-		r = duress_bind_companions(dir, &a->sig, buf, budget, a->content_hash, &a->skip);
+	/* Companions are judged as the action is: same owner, identity and size cap. */
+	if (r == 0 && a->skip == DURESS_SKIP_NONE && a->sig.also_len > 0)
+		r = duress_bind_companions(&t, &a->sig, buf, budget, a->content_hash, &a->skip);
 	if (f.fd >= 0)
 		close(f.fd);
-	if ((r < 0 || a->skip != DURESS_ARMED) && a->memfd >= 0) {
+	if ((r < 0 || a->skip != DURESS_SKIP_NONE) && a->memfd >= 0) {
 		close(a->memfd);
 		a->memfd = -1;
 	}
@@ -134,14 +137,14 @@ int duress_dir_verify(struct duress_dir *dir, const unsigned char (*keys)[DURESS
 		struct duress_action *a = &dir->actions[i];
 		int r;
 
-		if (a->skip != DURESS_ARMED)
+		if (a->skip != DURESS_SKIP_NONE)
 			continue;
 		r = read_content(dir, a, true, buf, &budget);
 		if (r < 0) {
 			matches = r;
 			break;
 		}
-		if (a->skip != DURESS_ARMED)
+		if (a->skip != DURESS_SKIP_NONE)
 			continue;
 		a->matched = action_matches(a, keys[a->key_index], password, len);
 		/* Known without the password, so it may be logged; the tag was still computed. */
@@ -172,10 +175,10 @@ int duress_dir_hash(struct duress_dir *dir)
 	for (size_t i = 0; i < dir->n_actions && r == 0; i++) {
 		struct duress_action *a = &dir->actions[i];
 
-		if (a->skip != DURESS_ARMED || a->legacy)
+		if (a->skip != DURESS_SKIP_NONE || a->legacy)
 			continue;
 		r = read_content(dir, a, false, buf, &budget);
-		if (r == 0 && a->skip == DURESS_ARMED &&
+		if (r == 0 && a->skip == DURESS_SKIP_NONE &&
 		    memcmp(a->content_hash, a->sig.content_hash, DURESS_HASH_LEN) != 0)
 			a->skip = DURESS_SKIP_CHANGED;
 	}

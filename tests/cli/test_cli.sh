@@ -222,7 +222,7 @@ check "a changed companion: verify exits 1" test $? -eq 1
 check "a changed companion: says the content changed" grep -q "content changed since signing" <<<"$err"
 mv "$T/conf/alert.conf" "$T/conf/moved"
 err=$(echo 'Also-pw-6' | duress verify --stdin "$F" 2>&1 >/dev/null)
-check "a missing companion: verify exits 1 and says so" test $? -eq 1 -a -n "$(grep -i "companion" <<<"$err")"
+check "a missing companion: verify exits 2 (an error, not a wrong password) and says so" test $? -eq 2 -a -n "$(grep -i "companion" <<<"$err")"
 mv "$T/conf/moved" "$T/conf/alert.conf"
 chmod 620 "$T/conf/alert.conf"
 echo 'Also-pw-6' | sign --also "$T/conf/alert.conf" "$F" >/dev/null 2>&1

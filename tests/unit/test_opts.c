@@ -16,7 +16,7 @@ static struct duress_log quiet_log;
 
 static void parse(struct duress_opts *o, int argc, const char **argv)
 {
-	quiet_log = (struct duress_log){ 0 };
+	quiet_log = duress_log_for(NULL, argc, argv);
 	duress_opts_default(o);
 	duress_opts_parse(o, argc, argv, &quiet_log);
 }
@@ -31,7 +31,8 @@ static void defaults(void **state)
 	assert_string_equal(o.user_dir, "%h/.duress");
 	assert_null(o.group);
 	assert_null(o.services);
-	assert_false(o.deny || o.allow_root || o.legacy_sha256 || o.debug || o.quiet);
+	assert_false(o.deny || o.allow_root || o.legacy_sha256 || quiet_log.debug ||
+		     quiet_log.quiet);
 	assert_int_equal(o.wait_seconds, 0);
 	assert_int_equal(o.caps.max_memory, 256ULL << 20);
 	assert_int_equal(o.caps.max_file_size, 16ULL << 20);
@@ -64,7 +65,7 @@ static void every_option(void **state)
 	parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv);
 	assert_string_equal(o.global_dir, "/srv/g");
 	assert_string_equal(o.user_dir, "/var/lib/duress/%u");
-	assert_true(o.deny && o.allow_root && o.legacy_sha256 && o.debug && o.quiet);
+	assert_true(o.deny && o.allow_root && o.legacy_sha256);
 	assert_true(quiet_log.debug && quiet_log.quiet);
 	assert_string_equal(o.group, "duress");
 	assert_string_equal(o.services, "login,gdm-password");

@@ -41,22 +41,24 @@ struct judge_case {
 
 static const struct judge_case judge_cases[] = {
 	/* directory */
-	{ "dir: own, 0700", DURESS_FILE_DIR, U, DIR(0700), ME, 4096, DURESS_ARMED },
-	{ "dir: root's in user scope", DURESS_FILE_DIR, U, DIR(0755), 0, 4096, DURESS_ARMED },
-	{ "dir: no execute bit needed", DURESS_FILE_DIR, U, DIR(0600), ME, 4096, DURESS_ARMED },
+	{ "dir: own, 0700", DURESS_FILE_DIR, U, DIR(0700), ME, 4096, DURESS_SKIP_NONE },
+	{ "dir: root's in user scope", DURESS_FILE_DIR, U, DIR(0755), 0, 4096, DURESS_SKIP_NONE },
+	{ "dir: no execute bit needed", DURESS_FILE_DIR, U, DIR(0600), ME, 4096, DURESS_SKIP_NONE },
 	{ "dir: another user's", DURESS_FILE_DIR, U, DIR(0700), OTHER, 4096, DURESS_SKIP_OWNER },
-	{ "dir: global, root's", DURESS_FILE_DIR, G, DIR(0700), 0, 4096, DURESS_ARMED },
+	{ "dir: global, root's", DURESS_FILE_DIR, G, DIR(0700), 0, 4096, DURESS_SKIP_NONE },
 	{ "dir: global, a user's", DURESS_FILE_DIR, G, DIR(0700), ME, 4096, DURESS_SKIP_OWNER },
 	{ "dir: group-writable", DURESS_FILE_DIR, U, DIR(0770), ME, 4096, DURESS_SKIP_WRITABLE },
 	{ "dir: world-writable", DURESS_FILE_DIR, U, DIR(0707), ME, 4096, DURESS_SKIP_WRITABLE },
 	{ "dir: a regular file", DURESS_FILE_DIR, U, REG(0700), ME, 1, DURESS_SKIP_NOT_REGULAR },
 	{ "dir: a symlink", DURESS_FILE_DIR, U, S_IFLNK | 0777, ME, 1, DURESS_SKIP_NOT_REGULAR },
-	{ "dir: huge is fine", DURESS_FILE_DIR, U, DIR(0700), ME, 1 << 30, DURESS_ARMED },
+	{ "dir: huge is fine", DURESS_FILE_DIR, U, DIR(0700), ME, 1 << 30, DURESS_SKIP_NONE },
 	/* action */
-	{ "action: own, 0700", DURESS_FILE_ACTION, U, REG(0700), ME, 10, DURESS_ARMED },
-	{ "action: readable by others", DURESS_FILE_ACTION, U, REG(0755), ME, 10, DURESS_ARMED },
-	{ "action: root's in user scope", DURESS_FILE_ACTION, U, REG(0755), 0, 10, DURESS_ARMED },
-	{ "action: global, root's", DURESS_FILE_ACTION, G, REG(0700), 0, 10, DURESS_ARMED },
+	{ "action: own, 0700", DURESS_FILE_ACTION, U, REG(0700), ME, 10, DURESS_SKIP_NONE },
+	{ "action: readable by others", DURESS_FILE_ACTION, U, REG(0755), ME, 10,
+	  DURESS_SKIP_NONE },
+	{ "action: root's in user scope", DURESS_FILE_ACTION, U, REG(0755), 0, 10,
+	  DURESS_SKIP_NONE },
+	{ "action: global, root's", DURESS_FILE_ACTION, G, REG(0700), 0, 10, DURESS_SKIP_NONE },
 	{ "action: global, a user's", DURESS_FILE_ACTION, G, REG(0700), ME, 10, DURESS_SKIP_OWNER },
 	{ "action: another user's", DURESS_FILE_ACTION, U, REG(0700), OTHER, 10,
 	  DURESS_SKIP_OWNER },
@@ -66,7 +68,7 @@ static const struct judge_case judge_cases[] = {
 	  DURESS_SKIP_WRITABLE },
 	{ "action: no owner-execute", DURESS_FILE_ACTION, U, REG(0655), ME, 10,
 	  DURESS_SKIP_NOT_EXECUTABLE },
-	{ "action: at the cap", DURESS_FILE_ACTION, U, REG(0700), ME, CAP, DURESS_ARMED },
+	{ "action: at the cap", DURESS_FILE_ACTION, U, REG(0700), ME, CAP, DURESS_SKIP_NONE },
 	{ "action: over the cap", DURESS_FILE_ACTION, U, REG(0700), ME, CAP + 1,
 	  DURESS_SKIP_TOO_LARGE },
 	{ "action: symlink", DURESS_FILE_ACTION, U, S_IFLNK | 0777, ME, 1, DURESS_SKIP_SYMLINK },
@@ -83,23 +85,23 @@ static const struct judge_case judge_cases[] = {
 	{ "action: execute before size", DURESS_FILE_ACTION, U, REG(0600), ME, CAP + 1,
 	  DURESS_SKIP_NOT_EXECUTABLE },
 	/* signature: its own cap, no execute bit */
-	{ "sig: own, 0600", DURESS_FILE_SIG, U, REG(0600), ME, 150, DURESS_ARMED },
-	{ "sig: root's in user scope", DURESS_FILE_SIG, U, REG(0644), 0, 150, DURESS_ARMED },
+	{ "sig: own, 0600", DURESS_FILE_SIG, U, REG(0600), ME, 150, DURESS_SKIP_NONE },
+	{ "sig: root's in user scope", DURESS_FILE_SIG, U, REG(0644), 0, 150, DURESS_SKIP_NONE },
 	{ "sig: global, a user's", DURESS_FILE_SIG, G, REG(0600), ME, 150, DURESS_SKIP_SIG_OWNER },
 	{ "sig: another user's", DURESS_FILE_SIG, U, REG(0600), OTHER, 150, DURESS_SKIP_SIG_OWNER },
 	{ "sig: group-writable", DURESS_FILE_SIG, U, REG(0620), ME, 150, DURESS_SKIP_SIG_WRITABLE },
 	{ "sig: world-writable", DURESS_FILE_SIG, U, REG(0602), ME, 150, DURESS_SKIP_SIG_WRITABLE },
 	{ "sig: at DURESS_SIG_MAX", DURESS_FILE_SIG, U, REG(0600), ME, DURESS_SIG_MAX,
-	  DURESS_ARMED },
+	  DURESS_SKIP_NONE },
 	{ "sig: over DURESS_SIG_MAX", DURESS_FILE_SIG, U, REG(0600), ME, DURESS_SIG_MAX + 1,
 	  DURESS_SKIP_SIG_MALFORMED },
 	{ "sig: symlink", DURESS_FILE_SIG, U, S_IFLNK | 0777, ME, 1, DURESS_SKIP_SIG_NOT_REGULAR },
 	{ "sig: FIFO", DURESS_FILE_SIG, U, S_IFIFO | 0600, ME, 0, DURESS_SKIP_SIG_NOT_REGULAR },
 	{ "sig: directory", DURESS_FILE_SIG, U, DIR(0700), ME, 0, DURESS_SKIP_SIG_NOT_REGULAR },
 	/* companion: every failure is the one "unsafe" reason */
-	{ "companion: own, 0600", DURESS_FILE_COMPANION, U, REG(0600), ME, 10, DURESS_ARMED },
-	{ "companion: root's", DURESS_FILE_COMPANION, U, REG(0644), 0, 10, DURESS_ARMED },
-	{ "companion: at the cap", DURESS_FILE_COMPANION, U, REG(0600), ME, CAP, DURESS_ARMED },
+	{ "companion: own, 0600", DURESS_FILE_COMPANION, U, REG(0600), ME, 10, DURESS_SKIP_NONE },
+	{ "companion: root's", DURESS_FILE_COMPANION, U, REG(0644), 0, 10, DURESS_SKIP_NONE },
+	{ "companion: at the cap", DURESS_FILE_COMPANION, U, REG(0600), ME, CAP, DURESS_SKIP_NONE },
 	{ "companion: global, a user's", DURESS_FILE_COMPANION, G, REG(0600), ME, 10,
 	  DURESS_SKIP_ALSO_UNSAFE },
 	{ "companion: another user's", DURESS_FILE_COMPANION, U, REG(0600), OTHER, 10,
@@ -115,7 +117,8 @@ static const struct judge_case judge_cases[] = {
 	{ "companion: device", DURESS_FILE_COMPANION, U, S_IFCHR | 0666, 0, 0,
 	  DURESS_SKIP_ALSO_UNSAFE },
 	/* input (what the CLI reads): type and size only */
-	{ "input: anyone's, any mode", DURESS_FILE_INPUT, U, REG(0666), OTHER, 10, DURESS_ARMED },
+	{ "input: anyone's, any mode", DURESS_FILE_INPUT, U, REG(0666), OTHER, 10,
+	  DURESS_SKIP_NONE },
 	{ "input: over the cap", DURESS_FILE_INPUT, U, REG(0600), ME, CAP + 1,
 	  DURESS_SKIP_TOO_LARGE },
 	{ "input: symlink", DURESS_FILE_INPUT, U, S_IFLNK | 0777, ME, 1, DURESS_SKIP_SYMLINK },
@@ -200,7 +203,7 @@ static void opens_a_fit_file_for_reading(void **state)
 	(void)state;
 	write_at("file", "content", 0600);
 	assert_int_equal(duress_open_file(tmp_fd, "file", DURESS_FILE_COMPANION, &t, true, &f), 0);
-	assert_int_equal(f.skip, DURESS_ARMED);
+	assert_int_equal(f.skip, DURESS_SKIP_NONE);
 	assert_true(f.fd >= 0);
 	assert_int_equal(read(f.fd, buf, sizeof(buf) - 1), 7);
 	assert_string_equal(buf, "content");
@@ -212,7 +215,7 @@ static void opens_a_fit_file_for_reading(void **state)
 	close(f.fd);
 	/* Judged only: nothing is left open. */
 	assert_int_equal(duress_open_file(tmp_fd, "file", DURESS_FILE_COMPANION, &t, false, &f), 0);
-	assert_int_equal(f.skip, DURESS_ARMED);
+	assert_int_equal(f.skip, DURESS_SKIP_NONE);
 	assert_int_equal(f.fd, -1);
 }
 
@@ -238,7 +241,7 @@ static void never_opens_a_fifo(void **state)
 	assert_true(inotify_add_watch(in, path, IN_OPEN) >= 0);
 	for (int kind = DURESS_FILE_ACTION; kind <= DURESS_FILE_INPUT; kind++) {
 		assert_int_equal(duress_open_file(tmp_fd, "fifo", kind, &t, true, &f), 0);
-		assert_int_not_equal(f.skip, DURESS_ARMED);
+		assert_int_not_equal(f.skip, DURESS_SKIP_NONE);
 		assert_int_equal(f.fd, -1);
 	}
 	assert_int_equal(duress_open_file(AT_FDCWD, path, DURESS_FILE_COMPANION, &t, true, &f), 0);
@@ -292,7 +295,7 @@ static void opens_a_directory_for_listing(void **state)
 
 	(void)state;
 	assert_int_equal(duress_open_file(AT_FDCWD, tmp, DURESS_FILE_DIR, &t, true, &f), 0);
-	assert_int_equal(f.skip, DURESS_ARMED);
+	assert_int_equal(f.skip, DURESS_SKIP_NONE);
 	assert_true(f.fd >= 0);
 	/* Opened for reading, not O_PATH: getdents works. */
 	assert_true(syscall(SYS_getdents64, f.fd, (char[512]){ 0 }, 512) > 0);
@@ -364,7 +367,7 @@ static void reads_with_the_users_rights(void **state)
 	assert_int_equal(fchmodat(tmp_fd, "secret", 0644, 0), 0);
 	assert_int_equal(duress_open_file(tmp_fd, "secret", DURESS_FILE_COMPANION, &t, true, &f),
 			 0);
-	assert_int_equal(f.skip, DURESS_ARMED);
+	assert_int_equal(f.skip, DURESS_SKIP_NONE);
 	assert_true(f.fd >= 0);
 	close(f.fd);
 	assert_int_equal(current_fsuid(), 0);
