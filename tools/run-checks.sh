@@ -24,16 +24,17 @@
 #   - suites: unit, cli, pam (others run in the build and asan steps only);
 #     tests in a suite named "nosan" are left out of the asan step and those
 #     in a suite named "novalgrind" out of the valgrind step;
-#   - asan step: DURESS_PRELOAD_ASAN is the absolute path of libasan.so, to
-#     put first in LD_PRELOAD before libpam_wrapper.so / libnss_wrapper.so;
-#     it is unset in every other step;
+#   - asan step: tests/meson.build's default test setup sets
+#     DURESS_PRELOAD_ASAN (libasan.so, to put first in LD_PRELOAD before
+#     libpam_wrapper.so / libnss_wrapper.so) and the sanitizer options; it is
+#     unset in every other step;
 #   - valgrind step: tests whose command is an ELF program run under
 #     valgrind (meson --wrapper); tests run by an interpreter (sh, bash,
 #     python, expect...) run without it, and should put $DURESS_VALGRIND
 #     (a command prefix, set in this step only) before the programs they start.
 #
 # Environment: NPROC (parallel tests, 2), VALGRIND_TIMEOUT_MULTIPLIER (5),
-# VALGRIND_SUITES ("unit cli pam"), CC (cc, to find libasan.so), FUZZ_SECONDS (20),
+# VALGRIND_SUITES ("unit cli pam"), FUZZ_SECONDS (20),
 # PAM_DIRS ("/etc/pam.d /var/lib/pam /usr/share/pam-configs").
 
 set -u
@@ -173,16 +174,9 @@ step_build()
 
 step_asan()
 {
-	local t0=$SECONDS libasan opts nosan=()
+	local t0=$SECONDS opts nosan=()
 
 	banner "ASan+UBSan build (build-asan/)"
-	libasan=$(${CC:-cc} -print-file-name=libasan.so)
-	if [ "${libasan#/}" = "$libasan" ] || [ ! -e "$libasan" ]; then
-		echo "libasan.so not found by ${CC:-cc} -print-file-name"
-		record "asan" $((SECONDS - t0)) 0 1 0 "no libasan"
-		return
-	fi
-	libasan=$(readlink -f "$libasan")
 	# Without --no-as-needed the linker resolves crypt_r (and other intercepted
 	# functions) against libasan and drops libcrypt: the interceptor then calls
 	# a NULL "real" crypt_r.  c_link_args come after the project's own flags.
@@ -193,10 +187,8 @@ step_asan()
 		return
 	fi
 	suites_of build-asan | grep -qx nosan && nosan=(--no-suite nosan)
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:verify_asan_link_order=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	DURESS_PRELOAD_ASAN=$libasan \
-		run_meson_test asan build-asan "${nosan[@]}"
+	# The sanitizer runtime's settings come from tests/meson.build's default test setup.
+	run_meson_test asan build-asan "${nosan[@]}"
 	record "asan: meson test" $((SECONDS - t0)) "$PASS" "$FAIL" "$SKIP"
 }
 
