@@ -46,16 +46,21 @@ struct duress_trust duress_dir_trust(const struct duress_dir *dir, uint64_t max_
 }
 
 /*
- * Reads a small signature file through the one helper; a->skip says how it
- * went, *open_error which open failed (ENOENT: there is none).  0 or -errno.
+ * Reads the action's signature file (its name and suffix) through the one
+ * helper; a->skip says how it went, *open_error which open failed (ENOENT:
+ * there is none).  0 or -errno.
  */
-static int read_sig_file(const struct duress_dir *dir, struct duress_action *a, const char *name,
+static int read_sig_file(const struct duress_dir *dir, struct duress_action *a, const char *suffix,
 			 char *buf, size_t *len, int *open_error)
 {
 	struct duress_trust t = duress_dir_trust(dir, 0);
+	char name[NAME_MAX + sizeof(DURESS_LEGACY_SUFFIX)];
 	struct duress_file f;
 	ssize_t n;
-	int r = duress_open_file(dir->fd, name, DURESS_FILE_SIG, &t, true, &f);
+	int r;
+
+	snprintf(name, sizeof(name), "%s%s", a->name, suffix);
+	r = duress_open_file(dir->fd, name, DURESS_FILE_SIG, &t, true, &f);
 
 	if (r < 0)
 		return r;
@@ -102,14 +107,11 @@ static enum duress_skip add_params(struct duress_dir *dir, const struct duress_p
 /* NAME.sha256, when there is no NAME.sig. */
 static int load_legacy_sig(struct duress_dir *dir, struct duress_action *a)
 {
-	char sig_name[NAME_MAX + sizeof(DURESS_LEGACY_SUFFIX)];
 	char buf[DURESS_SIG_MAX + 1];
 	size_t len = 0;
 	int error = 0;
-	int r;
+	int r = read_sig_file(dir, a, DURESS_LEGACY_SUFFIX, buf, &len, &error);
 
-	snprintf(sig_name, sizeof(sig_name), "%s%s", a->name, DURESS_LEGACY_SUFFIX);
-	r = read_sig_file(dir, a, sig_name, buf, &len, &error);
 	if (r < 0 || error == ENOENT) {
 		a->skip = DURESS_SKIP_NO_SIG;
 		return r;
@@ -126,14 +128,11 @@ static int load_legacy_sig(struct duress_dir *dir, struct duress_action *a)
 
 static int load_sig(struct duress_dir *dir, struct duress_action *a)
 {
-	char sig_name[NAME_MAX + sizeof(DURESS_SIG_SUFFIX)];
 	char buf[DURESS_SIG_MAX + 1];
 	size_t len = 0;
 	int error = 0;
-	int r;
+	int r = read_sig_file(dir, a, DURESS_SIG_SUFFIX, buf, &len, &error);
 
-	snprintf(sig_name, sizeof(sig_name), "%s%s", a->name, DURESS_SIG_SUFFIX);
-	r = read_sig_file(dir, a, sig_name, buf, &len, &error);
 	if (r < 0)
 		return r;
 	if (error == ENOENT)
