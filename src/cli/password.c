@@ -13,6 +13,8 @@
 
 #include <sodium.h>
 
+#include "core/write.h"
+
 /* Set by the handler of the signals that end a prompt; read once the prompt is over. */
 static volatile sig_atomic_t caught;
 
@@ -122,12 +124,12 @@ static int prompt(int tty, const char *text, bool echo, char *buf, size_t *len)
 		quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
 	quiet.c_lflag |= ICANON;
 	guard_signals(&g);
-	if (tcsetattr(tty, TCSAFLUSH, &quiet) < 0 || write(tty, text, strlen(text)) < 0) {
-		r = -errno;
-	} else {
+	r = tcsetattr(tty, TCSAFLUSH, &quiet) < 0 ? -errno :
+						    duress_write_all(tty, text, strlen(text));
+	if (r == 0) {
 		r = read_line(tty, &g.wait_mask, buf, len);
 		if (!echo)
-			(void)!write(tty, "\n", 1);
+			(void)duress_write_all(tty, "\n", 1);
 	}
 	(void)tcsetattr(tty, TCSAFLUSH, &old);
 	unguard_signals(&g);
