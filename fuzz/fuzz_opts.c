@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct duress_log lg = { 0 };
+	struct duress_log lg;
 	struct duress_opts o;
 	const char *argv[MAX_ARGS];
 	char out[64];
@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[argc++] = p;
 		p += len + 1;
 	}
+	lg = duress_log_for(NULL, argc, argv);
 	duress_opts_default(&o);
 	duress_opts_parse(&o, argc, argv, &lg);
 	if (o.caps.max_entries > 65536 || o.caps.max_ops > 64 || o.caps.max_params > 64 ||
