@@ -11,8 +11,8 @@
 
 set -u
 SRC=$1
-# shellcheck source=tests/cli/tap.sh
-. "$SRC/tests/cli/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$SRC/tests/lib/tap.sh"
 
 if ! command -v rpmbuild >/dev/null; then
 	echo "1..0 # SKIP rpmbuild not installed (Debian: apt-get install rpm)"

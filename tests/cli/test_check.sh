@@ -4,8 +4,8 @@
 # Usage: test_check.sh PATH/TO/duress
 set -u
 DURESS=$1
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 sign() { duress sign --stdin --memlimit 8K --opslimit 1 "$@" >/dev/null 2>&1 <<<"Check-pw-1"; }
 new_action() { printf '#!/bin/sh\necho %s\n' "$1" >"$D/$1"; chmod 700 "$D/$1"; }
 # expect NAME TEXT: the line for action NAME is exactly TEXT.

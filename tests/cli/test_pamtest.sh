@@ -7,8 +7,8 @@ DURESS=$1
 MODULE=$2
 # The action runner of the same build tree, next to the module (src/meson.build).
 RUNNER=$(dirname "$MODULE")/duress-runner
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 if [ "$(id -u)" -eq 0 ]; then uid=20001 gid=20001; else uid=$(id -u) gid=$(id -g); fi
 hash=$(openssl passwd -6 'Real-pw-1')

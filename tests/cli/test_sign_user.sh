@@ -22,8 +22,8 @@ if [ "${1:-}" != --inside ]; then
 	exec unshare -m --propagation private "$0" --inside "$(readlink -f "$1")"
 fi
 DURESS=$2
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 U=duresstest$$
 
 # The overlays' upper layers live on a tmpfs of our own, gone with the namespace.

@@ -12,8 +12,8 @@ MODULE=$2
 EXAMPLES=$3
 RUNNER=$(dirname "$MODULE")/duress-runner
 HERE=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tests/cli/tap.sh
-. "$HERE/../cli/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$HERE/../lib/tap.sh"
 
 RECORDERS=()
 WORKERS_OF=()

@@ -59,8 +59,8 @@ up_in() {
 # Inside the private mount namespace
 # ============================================================================
 inside() {
-	# shellcheck source=tests/cli/tap.sh
-	. "$(dirname "$0")/../cli/tap.sh"
+	# shellcheck source=tests/lib/tap.sh
+	. "$(dirname "$0")/../lib/tap.sh"
 	# The outer part goes on counting from where this one stops.
 	trap 'inside_cleanup; rm -rf "$T"; echo "$n $failed" >"$WORK/inside.count"' EXIT
 	trap 'exit 1' INT TERM HUP
@@ -501,8 +501,8 @@ EXAMPLES=$(readlink -f "$3")
 [ -x "$(dirname "$MODULE")/duress-runner" ] || skip_all "no duress-runner next to $1"
 [ -x "$DURESS_SRC" ] || skip_all "no duress CLI at $2"
 
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/../cli/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 START=$(date +%s%N)
 R=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
 NS=duress-ex-$R

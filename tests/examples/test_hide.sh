@@ -10,8 +10,8 @@
 #   test_hide.sh EXAMPLES_DIR/hide
 set -u
 SCRIPT=$1
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/../cli/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 LOOPS=()
 cleanup() {

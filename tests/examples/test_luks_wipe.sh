@@ -8,8 +8,8 @@
 #   test_luks_wipe.sh EXAMPLES_DIR/luks-wipe
 set -u
 SCRIPT=$1
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/../cli/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "1..0 # SKIP needs root (loop devices, cryptsetup)"

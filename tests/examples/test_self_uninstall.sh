@@ -18,8 +18,8 @@
 set -u
 SCRIPT=$(realpath "$1")
 PROFILE_DIR=$(realpath "$2")
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/../cli/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "1..0 # SKIP needs root (mount namespaces)"
