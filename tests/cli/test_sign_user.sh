@@ -49,7 +49,7 @@ while True:
     out.write(s.recv(8192).replace(b"\n", b" ") + b"\n")
 ' "$T/log" &
 LOGGER=$!
-trap 'kill $LOGGER 2>/dev/null; umount -l /dev /etc "$T/ns"; rm -rf "$T"' EXIT
+at_exit "kill $LOGGER 2>/dev/null; umount -l /dev /etc '$T/ns'"
 for _ in $(seq 100); do [ -e "$T/log.ready" ] && break; sleep 0.05; done
 
 H=$T/home

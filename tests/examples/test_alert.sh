@@ -24,10 +24,8 @@ cleanup() {
 	for f in "${WORKERS_OF[@]}"; do
 		for p in $(workers "$f"); do kill "$p" 2>/dev/null; done
 	done
-	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+at_exit cleanup
 
 free_port() { python3 "$HERE/http_recorder.py" --free-port; }
 start_recorder() { # start_recorder PORT LOG: waits (up to 5 s) until it listens
