@@ -229,9 +229,11 @@ field() {
 no_password_in_evidence() {
 	! grep -rqF -e "$DP" -e "$SP" -e "$RP1" "$RES"
 }
-# Actions start while pam_authenticate returns: a second is plenty for an
-# action that would wrongly run to show up.
-settle() { sleep 1; }
+# settle: until the actions that the logins so far started have run (see
+# actions_settled): then "no action ran" can no longer turn out wrong.
+settle() {
+	actions_settled 10 "$RUNNER" || echo "# a duress-runner still runs after 10 s"
+}
 show_results() {
 	{
 		echo "--- results:"
@@ -827,6 +829,23 @@ norm_log() {
 		-e 's/ port [0-9]+/ port PORT/g' -e "s/$R/R/g" \
 		-e 's/ (session|id) [0-9]+/ \1 N/g'
 }
+# login_logged: until all that a login to the namespaced sshd logs is
+# written: its actions have run (settle); sshd's process for the connection
+# has ended, so its lines are in $NS_LOG and its login records written; and a
+# mark sent to the syslog socket after that is in $SYSLOG (the listener reads
+# the datagrams in the order they were sent).  The marks are not the
+# login's: logged_login leaves them out.
+MARKS=0
+login_logged() {
+	settle
+	wait_for 10 no_child_of "$NS_SSHD_PID" || echo "# sshd's connection still runs after 10 s"
+	MARKS=$((MARKS + 1))
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(sys.argv[2].encode(), sys.argv[1])' \
+		"$NS/log.sock" "duress-e2e-mark $MARKS"
+	wait_for 10 grep -qx "duress-e2e-mark $MARKS" "$SYSLOG" || echo "# the syslog mark $MARKS did not arrive in 10 s"
+}
+# shellcheck disable=SC2317 # called through wait_for
+no_child_of() { ! pgrep -P "$1" >/dev/null; }
 # btmp records of the test user (lastb's file); other runs use other names.
 btmp_count() { utmpdump /var/log/btmp 2>/dev/null | grep -cF "[$U1" || true; }
 
@@ -846,8 +865,8 @@ logged_login() {
 	echo "$?:$(cat "$T/ssh.out")" >"$NS/$name.rc"
 	for k in "$@"; do wait_count "$k" 1 10; done
 	reap_uid 10 "$UID1"
-	settle
-	tail -n +"$((s0 + 1))" "$SYSLOG" | norm_log >"$NS/$name.syslog"
+	login_logged
+	tail -n +"$((s0 + 1))" "$SYSLOG" | sed '/^duress-e2e-mark /d' | norm_log >"$NS/$name.syslog"
 	tail -n +"$((l0 + 1))" "$NS_LOG" | norm_log >"$NS/$name.sshd"
 	echo $(($(btmp_count) - b0)) >"$NS/$name.btmp"
 	echo "user=$(count user) global=$(count global) fail=$(count fail)" >"$NS/$name.ran"
@@ -876,7 +895,7 @@ pty_login() {
 	echo "$?:$(tr -d '\r' <"$T/ssh.out")" >"$NS/$name.rc"
 	for k in "$@"; do wait_count "$k" 1 10; done
 	reap_uid 10 "$UID1"
-	settle
+	login_logged
 	utmpdump /var/log/wtmp 2>/dev/null | tail -n +"$((w0 + 1))" | grep -F "] [$U1" |
 		utmp_norm >"$NS/$name.wtmp"
 	ll=$(lastlog -u "$U1" 2>/dev/null | tail -n +2)

@@ -319,8 +319,11 @@ expect_state() {
 		printf '# expected: %s\n#      got: %s\n' "$2" "$now"
 	fi
 }
-# A second is plenty for an action that would wrongly run to show up.
-settle() { sleep 1; }
+# settle: until what the logins so far started has run (actions_settled):
+# then "it alone ran" can no longer turn out wrong.
+settle() {
+	actions_settled 10 "$RUNNER" "$UID_" || echo "# actions still run after 10 s"
+}
 
 # requests: one line per request, "METHOD PATH auth=... user=... service=... rhost=...".
 requests() {

@@ -59,3 +59,22 @@ reap_uid() {
 	for p in $(pgrep -u "$2"); do kill -KILL "$p" 2>/dev/null; done
 	sleep 0.2
 }
+
+# no_runner RUNNER: no process runs the duress-runner program RUNNER (its
+# absolute path: another build's runner does not count).
+no_runner() {
+	local p
+	for p in $(pgrep -x duress-runner); do
+		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" != "$1" ] || return 1
+	done
+}
+# actions_settled SECONDS RUNNER [UID]: waits until all that the logins so
+# far started has ended: the module starts RUNNER before pam_authenticate
+# returns and the runner waits for every action it starts, so once the login
+# program is done and no RUNNER is left, an action that was to run has run;
+# with UID, also until nothing runs as UID (a process an action detached, as
+# alert's retries).  Fails when SECONDS pass first.
+actions_settled() {
+	wait_for "$1" no_runner "$2" || return 1
+	[ -z "${3:-}" ] || wait_for "$1" no_process_of "$3"
+}
