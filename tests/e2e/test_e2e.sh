@@ -140,14 +140,6 @@ printf '%s:%s\n%s:%s\n' "$U1" "$RP1" "$U2" "$RP2" | chpasswd ||
 	setup_failed "chpasswd"
 UID1=$(id -u "$U1")
 
-# as_user USER CMD...: run as USER, with its groups and a clean environment.
-as_user() {
-	local u=$1
-	shift
-	setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups -- \
-		env -i PATH=/usr/bin:/bin HOME="$T/home/$u" USER="$u" LOGNAME="$u" "$@"
-}
-
 # --- the PAM service ----------------------------------------------------------
 [ -e "$PAMFILE" ] && setup_failed "$PAMFILE already exists"
 CREATED_PAMFILE=$PAMFILE
@@ -193,10 +185,8 @@ EOF
 
 UDIR=$T/home/$U1/.duress
 install -d -m 700 -o "$U1" -g "$(id -g "$U1")" "$UDIR" || setup_failed "mkdir $UDIR"
-# shellcheck disable=SC2016 # $1 belongs to the inner shell
-evidence_script user | as_user "$U1" sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$UDIR/10-evidence"
-# shellcheck disable=SC2016 # $1 belongs to the inner shell
-slow_script | as_user "$U1" sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$UDIR/20-slow"
+evidence_script user | user_action "$U1" "$UDIR/10-evidence"
+slow_script | user_action "$U1" "$UDIR/20-slow"
 (umask 077 && evidence_script global >"$GLOBAL/10-evidence" && chmod 700 "$GLOBAL/10-evidence")
 
 # Per-user actions signed by their owner, the global one by root, at the default cost.
@@ -944,9 +934,7 @@ session  required                       pam_permit.so
 password requisite                      pam_deny.so
 EOF
 	) || setup_failed "write $PAMFILE_B"
-	# shellcheck disable=SC2016 # $1 belongs to the inner shell
-	{ evidence_script fail && echo "exit 3"; } |
-		as_user "$U1" sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$UDIR/30-fail"
+	{ evidence_script fail && echo "exit 3"; } | user_action "$U1" "$UDIR/30-fail"
 	echo "$FP" | as_user "$U1" "$DURESS" sign --stdin "$UDIR/30-fail" >"$T/sign.log" 2>&1 ||
 		setup_failed "sign the failing action" "$T/sign.log"
 

@@ -126,12 +126,6 @@ make_account() {
 	printf '%s:%s\n' "$U" "$RP" | chpasswd && GID_=$(id -g "$U")
 }
 
-# as_user CMD...: as the test account, its groups, a clean environment.
-as_user() {
-	setpriv --reuid="$UID_" --regid="$GID_" --init-groups -- \
-		env -i PATH=/usr/bin:/bin HOME="$HOMEDIR" USER="$U" LOGNAME="$U" "$@"
-}
-
 # The admin's stack before pam_duress (what self-uninstall restores), and
 # the stack with it: the built module by absolute path, its own runner.
 write_stack() {
@@ -222,10 +216,10 @@ install_user() {
 	local name=$1 dir=$HOMEDIR/.duress
 	shift
 	# shellcheck disable=SC2016 # $1 and $2 belong to the inner shell
-	installed "$name" "$dir" | as_user sh -c 'umask 077; mkdir -p "$1"; cat >"$1/$2"; chmod 700 "$1/$2"' \
+	installed "$name" "$dir" | as_user "$U" sh -c 'umask 077; mkdir -p "$1"; cat >"$1/$2"; chmod 700 "$1/$2"' \
 		sh "$dir" "$name" &&
-		conf_with "$name" "$@" | as_user sh -c 'umask 077; cat >"$1"' sh "$dir/$name.conf" &&
-		echo "${DP[$name]}" | as_user "$DURESS" sign --stdin --also "$dir/$name.conf" "$dir/$name" \
+		conf_with "$name" "$@" | as_user "$U" sh -c 'umask 077; cat >"$1"' sh "$dir/$name.conf" &&
+		echo "${DP[$name]}" | as_user "$U" "$DURESS" sign --stdin --also "$dir/$name.conf" "$dir/$name" \
 			>"$T/sign.log" 2>&1
 	check_diag "$name: installed in ~/.duress, signed by $U with its config bound" "$T/sign.log" \
 		test "$(stat -c '%U %a' "$dir/$name" "$dir/$name.conf" "$dir/$name.sig" 2>&1 | tr '\n' ' ')" \
@@ -465,6 +459,7 @@ START=$(date +%s%N)
 R=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
 NS=duress-ex-$R
 LOOP=""
+# shellcheck disable=SC2016 # expanded when it runs
 at_exit 'ip netns del "$NS" 2>/dev/null'
 
 # What a mistake could change on the machine.  Files naming pam_duress and

@@ -28,6 +28,7 @@ for t in ip setpriv; do command -v "$t" >/dev/null || skip_all "needs $t"; done
 R=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
 A=duress-nd-$R-a
 B=duress-nd-$R-b
+# shellcheck disable=SC2016 # expanded when it runs
 at_exit 'ip netns del "$A" 2>/dev/null; ip netns del "$B" 2>/dev/null'
 
 # The namespaces must not share anything with the machine: fail the whole

@@ -26,6 +26,22 @@ sanitizer_built() {
 	[ -n "${DURESS_PRELOAD_ASAN:-}" ] || readelf -d "$1" 2>/dev/null | grep -Eq 'NEEDED.*lib(a|ub|t|l)san'
 }
 
+# as_user USER COMMAND...: COMMAND as USER, with its groups, in a clean
+# environment (PATH, USER, LOGNAME and HOME, its home directory).
+as_user() {
+	local u=$1 home
+	shift
+	home=$(getent passwd "$u" | cut -d: -f6)
+	setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups -- \
+		env -i PATH=/usr/bin:/bin HOME="$home" USER="$u" LOGNAME="$u" "$@"
+}
+# user_action USER FILE: standard input into FILE, an action written by USER
+# (mode 0700, as its owner would make it).
+user_action() {
+	# shellcheck disable=SC2016 # $1 belongs to the inner shell
+	as_user "$1" sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$2"
+}
+
 # up_in NS: the links that are up in network namespace NS, sorted, one line.
 up_in() {
 	ip -n "$1" -o link show up | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | sort | tr '\n' ' '

@@ -128,16 +128,12 @@ inside() {
 	useradd -m -d "$UHOME" -s /bin/bash "$U" >"$LOG" 2>&1 || setup_failed "useradd $U" "$LOG"
 	echo "$U:$RP" | chpasswd || setup_failed "chpasswd"
 	UID1=$(id -u "$U")
-	as_user() {
-		setpriv --reuid="$U" --regid="$(id -g "$U")" --init-groups -- \
-			env -i PATH=/usr/bin:/bin HOME="$UHOME" USER="$U" LOGNAME="$U" "$@"
-	}
-	as_user mkdir -m 700 "$UDIR" || setup_failed "mkdir $UDIR"
-	# shellcheck disable=SC2016 # $1 and the evidence's $... belong to the inner shells
+	as_user "$U" mkdir -m 700 "$UDIR" || setup_failed "mkdir $UDIR"
+	# shellcheck disable=SC2016 # the evidence's $... belong to the action
 	printf '#!/bin/sh\ntmp=%s/.tmp.$$\n{ echo "uid=$(id -u)"; echo "service=$PAM_SERVICE"; } >"$tmp" && mv "$tmp" %s/evidence.$$\n' \
-		"$RES" "$RES" | as_user sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$UDIR/10-evidence" ||
+		"$RES" "$RES" | user_action "$U" "$UDIR/10-evidence" ||
 		setup_failed "write the action"
-	echo "$DP" | as_user /usr/bin/duress sign --stdin "$UDIR/10-evidence" >"$LOG" 2>&1
+	echo "$DP" | as_user "$U" /usr/bin/duress sign --stdin "$UDIR/10-evidence" >"$LOG" 2>&1
 	check_diag "the installed duress sign, as the user, signs the action" "$LOG" \
 		test -s "$UDIR/10-evidence.sig" -a "$(stat -c %U "$UDIR/10-evidence.sig" 2>/dev/null)" = "$U"
 	/usr/bin/duress check --user "$U" >"$LOG" 2>&1
