@@ -4,8 +4,9 @@
 # root parts), sourced after tap.sh:
 #   . "$(dirname "$0")/../lib/root.sh"
 # What they check before they start (root, tools, a module pamtester can
-# load), the loop devices they make (detached on every exit path), and how
-# they wait for what a login started to end.
+# load), how they run things as a test account, the namespaces' links, the
+# loop devices they make (detached on every exit path), and how they wait
+# for what a login started to end.
 # shellcheck shell=bash
 
 # require_root REASON: skip the whole test, saying REASON, unless root.
