@@ -98,13 +98,10 @@ CREATED_RUN_SSHD=""
 
 # shellcheck disable=SC2317 # called by at_exit
 cleanup() {
-	local u uid i
+	local u uid
 	if [ -n "$SSHD_PID" ]; then
 		kill -TERM "$SSHD_PID" 2>/dev/null
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$SSHD_PID" 2>/dev/null || break
-			sleep 0.1
-		done
+		wait_for 5 fails kill -0 "$SSHD_PID" 2>/dev/null
 		kill -KILL "$SSHD_PID" 2>/dev/null
 		wait "$SSHD_PID" 2>/dev/null
 	fi

@@ -148,17 +148,13 @@ EOF
 }
 
 start_recorder() {
-	local i
 	PORT=$(ip netns exec "$NS" python3 "$HERE/http_recorder.py" --free-port) || return 1
 	REQ_LOG=$WORK/requests.jsonl
 	: >"$REQ_LOG"
 	ip netns exec "$NS" python3 "$HERE/http_recorder.py" --port "$PORT" --log "$REQ_LOG" \
 		--lifetime 150 </dev/null >"$T/recorder.err" 2>&1 &
 	RECORDER_PID=$!
-	for ((i = 0; i < 50; i++)); do
-		ip netns exec "$NS" curl -s -o /dev/null "http://127.0.0.1:$PORT/ready" && break
-		sleep 0.1
-	done
+	wait_for 5 ip netns exec "$NS" curl -s -o /dev/null "http://127.0.0.1:$PORT/ready"
 	# That probe is not the alert's.
 	[ -s "$REQ_LOG" ] && : >"$REQ_LOG"
 }
