@@ -11,8 +11,8 @@
 set -u
 SRC=$1
 MODULE=$2
-# shellcheck source=tests/cli/tap.sh
-. "$SRC/tests/cli/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$SRC/tests/lib/tap.sh"
 
 defined=$(nm -D --defined-only "$MODULE" | awk '{ print $3 }' | sort | tr '\n' ' ')
 check "defines exactly pam_sm_authenticate and pam_sm_setcred (got: $defined)" \

@@ -11,13 +11,10 @@
 
 set -u
 SRC=$1
-# shellcheck source=tests/cli/tap.sh
-. "$SRC/tests/cli/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$SRC/tests/lib/tap.sh"
 
-if ! command -v rpmbuild >/dev/null; then
-	echo "1..0 # SKIP rpmbuild not installed (Debian: apt-get install rpm)"
-	exit 0
-fi
+command -v rpmbuild >/dev/null || skip_all "rpmbuild not installed (Debian: apt-get install rpm)"
 
 SPEC=$SRC/dist/fedora/pam_duress.spec
 version=$(rpmspec -q --qf '%{version}\n' --srpm "$SPEC" 2>/dev/null ||

@@ -9,8 +9,8 @@
 
 set -u
 SRC=$1 BUILD=$2 MAKE=$3 PREFIX=$4 RUNNER_DIR=$5 DOCDIR=$6
-# shellcheck source=tests/cli/tap.sh
-. "$SRC/tests/cli/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$SRC/tests/lib/tap.sh"
 # A make that runs this test must not hand its jobserver or flags down.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 

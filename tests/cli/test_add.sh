@@ -9,8 +9,8 @@
 set -u
 DURESS=$1
 REAL_EXAMPLES=$2
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 PW=Duress-add-pw-7
 EX=$T/ex

@@ -4,8 +4,8 @@
 # Usage: test_check.sh PATH/TO/duress
 set -u
 DURESS=$1
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 sign() { duress sign --stdin --memlimit 8K --opslimit 1 "$@" >/dev/null 2>&1 <<<"Check-pw-1"; }
 new_action() { printf '#!/bin/sh\necho %s\n' "$1" >"$D/$1"; chmod 700 "$D/$1"; }
 # expect NAME TEXT: the line for action NAME is exactly TEXT.
@@ -130,32 +130,30 @@ check "a newline in a name: one line, escaped" test "$(grep -c 'sshd\[1\]' <<<"$
 check "an ESC in a name never reaches the terminal" test -z "$(tr -d -c '\033' <<<"$out")" -a -n "$(grep -F 'red\x1b[31m: SKIPPED' <<<"$out")"
 
 # Whole-directory problems.
+# said WANT LINE...: the exit status $rc is WANT and $out has each whole LINE.
+said() {
+	local want=$1 l
+	shift
+	[ "$rc" -eq "$want" ] || return 1
+	for l; do grep -qxF -- "$l" <<<"$out" || return 1; done
+}
 D=$T/worldw
 mkdir -m 777 "$D"
 out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 rc=$?
-if grep -qx "$D: SKIPPED (whole directory): bad owner, or writable by group or others" <<<"$out" && [ $rc -eq 1 ]; then
-	ok "world-writable directory: whole directory skipped, exit 1"
-else
-	not_ok "world-writable directory: got '$out' (exit $rc)"
-fi
+check_why "world-writable directory: whole directory skipped, exit 1" "got '$out' (exit $rc)" \
+	said 1 "$D: SKIPPED (whole directory): bad owner, or writable by group or others"
 out=$(duress check --pam-dir "" --user-dir "$T/missing" --global-dir "" 2>&1)
 rc=$?
-if grep -qx "$T/missing: no such directory (no per-user actions)" <<<"$out" && grep -qx "no actions found" <<<"$out" && [ $rc -eq 0 ]; then
-	ok "missing directory: said, exit 0"
-else
-	not_ok "missing directory: got '$out' (exit $rc)"
-fi
+check_why "missing directory: said, exit 0" "got '$out' (exit $rc)" \
+	said 0 "$T/missing: no such directory (no per-user actions)" "no actions found"
 if [ "$(id -u)" -eq 0 ]; then
 	D=$T/private
 	mkdir -m 700 "$D"
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 	rc=$?
-	if grep -qx "$D: SKIPPED (whole directory): Permission denied" <<<"$out" && [ $rc -eq 1 ]; then
-		ok "unreadable directory: said, exit 1"
-	else
-		not_ok "unreadable directory: got '$out' (exit $rc)"
-	fi
+	check_why "unreadable directory: said, exit 1" "got '$out' (exit $rc)" \
+		said 1 "$D: SKIPPED (whole directory): Permission denied"
 	D=$T/owner
 	mkdir -m 755 "$D"
 	new_action theirs && sign "$D/theirs" && chown 65534 "$D/theirs"
@@ -168,11 +166,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	expect g "ARMED"
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --pam-dir "" --user-dir "" --global-dir "$D" 2>&1)
 	rc=$?
-	if grep -qx "$D: not readable by you (run duress check as root to see global actions)" <<<"$out" && [ $rc -eq 0 ]; then
-		ok "global directory unreadable by a user: said, not a failure"
-	else
-		not_ok "global directory unreadable by a user: got '$out' (exit $rc)"
-	fi
+	check_why "global directory unreadable by a user: said, not a failure" "got '$out' (exit $rc)" \
+		said 0 "$D: not readable by you (run duress check as root to see global actions)"
 else
 	skip "unreadable directory (needs root to run as another user)"
 	skip "bad owner (needs root to chown)"

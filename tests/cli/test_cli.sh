@@ -3,8 +3,8 @@
 # messages.  TAP output for meson.  Usage: test_cli.sh PATH/TO/duress
 set -u
 DURESS=$1
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 # Cheap cost keeps the suite fast; the default cost is tested once.
 # Its PAM stack's module line reads $T/d: sign warns about any other directory.
 sign() { duress sign --pam-dir "$T/pam" --stdin --memlimit 8K --opslimit 1 "$@"; }

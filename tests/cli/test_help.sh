@@ -6,8 +6,8 @@
 # Usage: test_help.sh DURESS [MANPAGE]...
 DURESS=$1
 shift
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 # help_of ARGS...: the help on stdout in $out; exit 0 and nothing on stderr.
 help_of() {

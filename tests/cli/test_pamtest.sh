@@ -7,8 +7,8 @@ DURESS=$1
 MODULE=$2
 # The action runner of the same build tree, next to the module (src/meson.build).
 RUNNER=$(dirname "$MODULE")/duress-runner
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 if [ "$(id -u)" -eq 0 ]; then uid=20001 gid=20001; else uid=$(id -u) gid=$(id -g); fi
 hash=$(openssl passwd -6 'Real-pw-1')
@@ -34,10 +34,8 @@ run_test() { # run_test PASSWORD [SERVICE]: sets out, rc
 	out=$(pam_env $WRAP "$DURESS" test --stdin --service "${2:-duress-test}" alice <<<"$1" 2>&1)
 	rc=$?
 }
-wait_for() { # wait_for FILE: up to 5 s
-	for _ in $(seq 50); do [ -s "$1" ] && return 0; sleep 0.1; done
-	return 1
-}
+# ran_as UID: the action wrote UID (waited for up to 5 s).
+ran_as() { wait_for 5 test -s "$T/out/ran" && [ "$(cat "$T/out/ran")" = "$1" ]; }
 
 run_test 'Real-pw-1'
 check "real password: exit 0" test $rc -eq 0
@@ -49,7 +47,7 @@ check "real password: no action ran" test ! -e "$T/out/ran"
 run_test 'Duress-pw-2'
 check "duress password: exit 0" test $rc -eq 0
 check "duress password: says the login would succeed" grep -qx "result: the login would succeed" <<<"$out"
-check "duress password: the action ran as alice" sh -c "$(declare -f wait_for); wait_for '$T/out/ran' && [ \"\$(cat '$T/out/ran')\" = '$uid' ]"
+check "duress password: the action ran as alice" ran_as "$uid"
 
 rm -f "$T/out/ran"
 run_test 'Wrong-pw-3'

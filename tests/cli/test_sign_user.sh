@@ -22,8 +22,8 @@ if [ "${1:-}" != --inside ]; then
 	exec unshare -m --propagation private "$0" --inside "$(readlink -f "$1")"
 fi
 DURESS=$2
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 U=duresstest$$
 
 # The overlays' upper layers live on a tmpfs of our own, gone with the namespace.
@@ -49,7 +49,7 @@ while True:
     out.write(s.recv(8192).replace(b"\n", b" ") + b"\n")
 ' "$T/log" &
 LOGGER=$!
-trap 'kill $LOGGER 2>/dev/null; umount -l /dev /etc "$T/ns"; rm -rf "$T"' EXIT
+at_exit "kill $LOGGER 2>/dev/null; umount -l /dev /etc '$T/ns'"
 for _ in $(seq 100); do [ -e "$T/log.ready" ] && break; sleep 0.05; done
 
 H=$T/home

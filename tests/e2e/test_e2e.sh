@@ -55,58 +55,16 @@ BENCH_N=${E2E_BENCH_N:-10}
 export LC_ALL=C
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
-n=0
-failed=0
-skip_all() {
-	echo "1..0 # SKIP $1"
-	echo "SKIP: $1" >&2
-	exit 0
-}
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-diag() { sed 's/^/# /'; }
-# check DESCRIPTION COMMAND...
-check() {
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-# check_diag DESCRIPTION FILE COMMAND...: on failure, show the tail of FILE.
-check_diag() {
-	local desc=$1 file=$2
-	shift 2
-	if "$@"; then
-		ok "$desc"
-	else
-		not_ok "$desc"
-		if [ -s "$file" ]; then
-			echo "--- tail of $file:"
-			tail -n 25 "$file"
-		fi 2>&1 | diag
-	fi
-}
-finish() {
-	echo "1..$n"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
-# setup_failed WHAT [FILE]: a failed setup step ends the run.
-setup_failed() {
-	not_ok "setup: $1"
-	[ -n "${2:-}" ] && [ -s "$2" ] && tail -n 25 "$2" | diag
-	finish
-}
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/root.sh
+. "$(dirname "$0")/../lib/root.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "not root: the end-to-end tests create users and run sshd"
-if [ -n "${DURESS_PRELOAD_ASAN:-}" ] ||
-	readelf -d "$1" 2>/dev/null | grep -Eq 'NEEDED.*lib(a|ub|t|l)san'; then
+require_root "not root: the end-to-end tests create users and run sshd"
+sanitizer_built "$1" &&
 	skip_all "sanitizer-built module: sshd, su and pamtester cannot load it without the runtime preloaded"
-fi
-missing=""
-for t in pamtester sshd ssh ssh-keygen sshpass expect setpriv unshare useradd userdel \
-	chpasswd usermod mount timeout readelf; do
-	command -v "$t" >/dev/null 2>&1 || missing+=" $t"
-done
+missing=$(missing_tools pamtester sshd ssh ssh-keygen sshpass expect setpriv unshare useradd userdel \
+	chpasswd usermod mount timeout readelf)
 [ -x /usr/bin/su ] || missing+=" su"
 [ -z "$missing" ] || skip_all "missing tools:$missing (tools/deps.sh installs them)"
 
@@ -133,54 +91,32 @@ DP="Duress-${R}-pw-3z"
 SP="Slow-${R}-pw-4w"
 WP="Wrong-${R}-pw-5v"
 
-T=""
 SSHD_PID=""
 CREATED_USERS=()
 CREATED_PAMFILE=""
 CREATED_RUN_SSHD=""
 
-# Waits up to $1 seconds for the processes of uid $2 to end, then ends them by PID.
-reap_user_processes() {
-	local secs=$1 uid=$2 i pids
-	for ((i = 0; i < secs * 10; i++)); do
-		pids=$(pgrep -u "$uid" 2>/dev/null) || return 0
-		sleep 0.1
-	done
-	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
-	sleep 0.2
-}
-
-# shellcheck disable=SC2317 # called by the traps
+# shellcheck disable=SC2317 # called by at_exit
 cleanup() {
-	local u uid i
-	trap - EXIT INT TERM
-	set +e
+	local u uid
 	if [ -n "$SSHD_PID" ]; then
 		kill -TERM "$SSHD_PID" 2>/dev/null
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$SSHD_PID" 2>/dev/null || break
-			sleep 0.1
-		done
+		wait_for 5 fails kill -0 "$SSHD_PID" 2>/dev/null
 		kill -KILL "$SSHD_PID" 2>/dev/null
 		wait "$SSHD_PID" 2>/dev/null
 	fi
 	for u in "${CREATED_USERS[@]}"; do
 		uid=$(id -u "$u" 2>/dev/null) || continue
-		reap_user_processes 10 "$uid"
+		reap_uid 10 "$uid"
 		userdel -r "$u" >/dev/null 2>&1 || userdel -f -r "$u" >/dev/null 2>&1 ||
 			echo "# cleanup: userdel $u failed" >&2
 	done
 	[ -n "$CREATED_PAMFILE" ] && rm -f "$CREATED_PAMFILE"
 	[ -n "$CREATED_RUN_SSHD" ] && rmdir "$CREATED_RUN_SSHD" 2>/dev/null
-	[ -n "$T" ] && rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+at_exit cleanup
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/duress-e2e.XXXXXX") || setup_failed "mktemp"
-# Traversable by the test users (results, homes, the expect script).
-chmod 755 "$T"
+# $T (tap.sh's) is traversable by the test users (results, homes, the expect script).
 RES=$T/results    # evidence written by the actions
 GLOBAL=$T/global  # global_dir=: root-owned 0700
 mkdir -p "$T/home" "$T/bin" "$T/ssh" "$RES" "$GLOBAL" || setup_failed "directories"
@@ -200,14 +136,6 @@ done
 printf '%s:%s\n%s:%s\n' "$U1" "$RP1" "$U2" "$RP2" | chpasswd ||
 	setup_failed "chpasswd"
 UID1=$(id -u "$U1")
-
-# as_user USER CMD...: run as USER, with its groups and a clean environment.
-as_user() {
-	local u=$1
-	shift
-	setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups -- \
-		env -i PATH=/usr/bin:/bin HOME="$T/home/$u" USER="$u" LOGNAME="$u" "$@"
-}
 
 # --- the PAM service ----------------------------------------------------------
 [ -e "$PAMFILE" ] && setup_failed "$PAMFILE already exists"
@@ -254,10 +182,8 @@ EOF
 
 UDIR=$T/home/$U1/.duress
 install -d -m 700 -o "$U1" -g "$(id -g "$U1")" "$UDIR" || setup_failed "mkdir $UDIR"
-# shellcheck disable=SC2016 # $1 belongs to the inner shell
-evidence_script user | as_user "$U1" sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$UDIR/10-evidence"
-# shellcheck disable=SC2016 # $1 belongs to the inner shell
-slow_script | as_user "$U1" sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$UDIR/20-slow"
+evidence_script user | user_action "$U1" "$UDIR/10-evidence"
+slow_script | user_action "$U1" "$UDIR/20-slow"
 (umask 077 && evidence_script global >"$GLOBAL/10-evidence" && chmod 700 "$GLOBAL/10-evidence")
 
 # Per-user actions signed by their owner, the global one by root, at the default cost.
@@ -275,15 +201,11 @@ check_diag "duress sign as root: global action signed" "$T/sign.log" \
 # --- evidence helpers ------------------------------------------------------------
 clear_results() { find "$RES" -mindepth 1 -delete; }
 count() { find "$RES" -maxdepth 1 -name "$1.*" | wc -l; }
-# wait_count GLOB N SECONDS: until at least N files GLOB.* exist (bounded).
-wait_count() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		[ "$(count "$1")" -ge "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+# at_least N KIND: N files KIND.* or more.
+# shellcheck disable=SC2317 # called through wait_for
+at_least() { [ "$(count "$2")" -ge "$1" ]; }
+# wait_count KIND N SECONDS: until at least N files KIND.* exist (bounded).
+wait_count() { wait_for "$3" at_least "$2" "$1"; }
 # field KIND KEY: KEY's value in the (first) evidence file KIND.*.
 field() {
 	local f
@@ -294,9 +216,11 @@ field() {
 no_password_in_evidence() {
 	! grep -rqF -e "$DP" -e "$SP" -e "$RP1" "$RES"
 }
-# Actions start while pam_authenticate returns: a second is plenty for an
-# action that would wrongly run to show up.
-settle() { sleep 1; }
+# settle: until the actions that the logins so far started have run (see
+# actions_settled): then "no action ran" can no longer turn out wrong.
+settle() {
+	actions_settled 10 "$RUNNER" || echo "# a duress-runner still runs after 10 s"
+}
 show_results() {
 	{
 		echo "--- results:"
@@ -508,7 +432,8 @@ ssh_bench() {
 if [ "$BENCH_ONLY" = 1 ]; then
 	start_sshd || setup_failed "start sshd" "$T/sshd.log"
 	ssh_bench
-	finish
+	tap_end
+	exit
 fi
 
 # ================================================================================
@@ -550,12 +475,9 @@ printf '%s\n' "$SP" | timeout 30 pamtester -I rhost=pt-slow "$SERVICE" "$U1" aut
 	cat >"$T/pt.out"
 pt_ms=$(ms_since "$t0")
 check_diag "pamtester, slow action: authenticated" "$T/pt.out" grep -q "successfully authenticated" "$T/pt.out"
-if [ "$pt_ms" -lt 2500 ]; then
-	ok "pamtester, slow action: its stdout pipe is closed when it exits (${pt_ms} ms)"
-else
-	not_ok "pamtester, slow action: its stdout pipe is closed when it exits (${pt_ms} ms)"
-	echo "the pipe stayed open ${pt_ms} ms, until the 3-second action ended: the action runner holds the application's descriptors" | diag
-fi
+check_why "pamtester, slow action: its stdout pipe is closed when it exits (${pt_ms} ms)" \
+	"the pipe stayed open ${pt_ms} ms, until the 3-second action ended: the action runner holds the application's descriptors" \
+	test "$pt_ms" -lt 2500
 wait_count slow-done 1 15
 check "pamtester, slow action: it completed, as $U1" test "$(field slow-done uid)" = "$UID1"
 
@@ -663,16 +585,14 @@ rc=$?
 su_end=$(date +%s%N)
 check_diag "su, slow action: su succeeds" "$T/su.txt" \
 	test "$rc" -eq 0 -a "$(grep -cx "$U1" "$T/su.txt")" -eq 1
-if [ "$SU_MS" -lt 2500 ] && [ "$(count slow-done)" -eq 0 ]; then
-	ok "su, slow action: the terminal is released before the action ends (${SU_MS} ms)"
-else
-	not_ok "su, slow action: the terminal is released before the action ends (${SU_MS} ms)"
-	echo "su took ${SU_MS} ms for an action that sleeps 3 s; done already: $(count slow-done)" | diag
-fi
+done_already=$(count slow-done)
+check_why "su, slow action: the terminal is released before the action ends (${SU_MS} ms)" \
+	"su took ${SU_MS} ms for an action that sleeps 3 s; done already: $done_already" \
+	test "$SU_MS" -lt 2500 -a "$done_already" -eq 0
 wait_count slow-done 1 15
 check "su, slow action: it completed after su ended" \
 	test "$(count slow-done)" -eq 1 -a "$(field slow-done ts)" -gt "$su_end"
-reap_user_processes 10 "$UID1"
+reap_uid 10 "$UID1"
 
 # ================================================================================
 # 3. sudo: a duress password never elevates (SPEC 4)
@@ -710,9 +630,7 @@ if [ -x /usr/bin/sudo ] && [ -e /etc/pam.d/sudo ] && [ -e /etc/sudoers ]; then
 	check "sudo: the real /etc/pam.d/sudo is untouched outside the namespace" \
 		test "$(grep -c "$MODULE" /etc/pam.d/sudo)" -eq 0
 else
-	echo "ok $((n + 1)) # SKIP sudo is not installed (tools/deps.sh installs it)"
-	n=$((n + 1))
-	echo "SKIP: sudo is not installed" >&2
+	skip "sudo is not installed (tools/deps.sh installs it)"
 fi
 
 # ================================================================================
@@ -721,7 +639,8 @@ fi
 if ! start_sshd; then
 	not_ok "sshd starts on 127.0.0.1"
 	tail -n 25 "$T/sshd.log" | diag
-	finish
+	tap_end
+	exit
 fi
 ok "sshd starts on 127.0.0.1 port $SSH_PORT as $SERVICE"
 
@@ -762,11 +681,8 @@ rc=$?
 ssh_end=$(date +%s%N)
 ssh_ms=$(ms_since "$t0")
 check_diag "ssh, slow action: logs in" "$T/sshd.log" test "$rc" -eq 0 -a "$(cat "$T/ssh.out")" = "$U1"
-if [ "$ssh_ms" -lt 2500 ] && [ "$(count slow-done)" -eq 0 ]; then
-	ok "ssh, slow action: the session ends before the action (${ssh_ms} ms)"
-else
-	not_ok "ssh, slow action: the session ends before the action (${ssh_ms} ms)"
-fi
+check "ssh, slow action: the session ends before the action (${ssh_ms} ms)" \
+	test "$ssh_ms" -lt 2500 -a "$(count slow-done)" -eq 0
 # Server-side TCP sockets of sshd's port still open (ESTABLISHED or CLOSE_WAIT).
 open_server_sockets() {
 	local hex
@@ -774,16 +690,12 @@ open_server_sockets() {
 	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
 		awk -v p=":$hex" '$2 ~ p"$" && ($4 == "01" || $4 == "08")' | wc -l
 }
-for ((i = 0; i < 20; i++)); do
-	[ "$(open_server_sockets)" -eq 0 ] && break
-	sleep 0.1
-done
-if [ "$(open_server_sockets)" -eq 0 ]; then
-	ok "ssh, slow action: the connection is closed on the server side when the session ends"
-else
-	not_ok "ssh, slow action: the connection is closed on the server side when the session ends"
-	echo "$(open_server_sockets) socket(s) on port $SSH_PORT still open while the action runs: the action runner holds sshd's descriptors" | diag
-fi
+# shellcheck disable=SC2317 # called through wait_for and check_why
+no_open_server_socket() { [ "$(open_server_sockets)" -eq 0 ]; }
+wait_for 2 no_open_server_socket
+check_why "ssh, slow action: the connection is closed on the server side when the session ends" \
+	"$(open_server_sockets) socket(s) on port $SSH_PORT still open while the action runs: the action runner holds sshd's descriptors" \
+	no_open_server_socket
 wait_count slow-start 1 5
 check "ssh, slow action: started during the login" test "$(count slow-start)" -eq 1
 wait_count slow-done 1 15
@@ -827,17 +739,12 @@ logs_cleanup() {
 	LISTENER_PID=""
 	[ -n "$CREATED_PAMFILE_B" ] && rm -f "$CREATED_PAMFILE_B"
 }
-trap 'logs_cleanup; cleanup' EXIT
+at_exit logs_cleanup
 
 start_listener() {
-	local i
 	python3 "$LISTENER" "$NS/log.sock" "$SYSLOG" 240 1048576 </dev/null 2>"$NS/listener.err" &
 	LISTENER_PID=$!
-	for ((i = 0; i < 50; i++)); do
-		[ -S "$NS/log.sock" ] && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_for 5 test -S "$NS/log.sock"
 }
 
 # The namespace's /dev/log (see syslog_listen.py), then sshd in the foreground.
@@ -909,6 +816,23 @@ norm_log() {
 		-e 's/ port [0-9]+/ port PORT/g' -e "s/$R/R/g" \
 		-e 's/ (session|id) [0-9]+/ \1 N/g'
 }
+# login_logged: until all that a login to the namespaced sshd logs is
+# written: its actions have run (settle); sshd's process for the connection
+# has ended, so its lines are in $NS_LOG and its login records written; and a
+# mark sent to the syslog socket after that is in $SYSLOG (the listener reads
+# the datagrams in the order they were sent).  The marks are not the
+# login's: logged_login leaves them out.
+MARKS=0
+login_logged() {
+	settle
+	wait_for 10 no_child_of "$NS_SSHD_PID" || echo "# sshd's connection still runs after 10 s"
+	MARKS=$((MARKS + 1))
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(sys.argv[2].encode(), sys.argv[1])' \
+		"$NS/log.sock" "duress-e2e-mark $MARKS"
+	wait_for 10 grep -qx "duress-e2e-mark $MARKS" "$SYSLOG" || echo "# the syslog mark $MARKS did not arrive in 10 s"
+}
+# shellcheck disable=SC2317 # called through wait_for
+no_child_of() { ! pgrep -P "$1" >/dev/null; }
 # btmp records of the test user (lastb's file); other runs use other names.
 btmp_count() { utmpdump /var/log/btmp 2>/dev/null | grep -cF "[$U1" || true; }
 
@@ -927,9 +851,9 @@ logged_login() {
 	SSH_PORT=$NS_PORT ssh_login "$pw" password 'id -un'
 	echo "$?:$(cat "$T/ssh.out")" >"$NS/$name.rc"
 	for k in "$@"; do wait_count "$k" 1 10; done
-	reap_user_processes 10 "$UID1"
-	settle
-	tail -n +"$((s0 + 1))" "$SYSLOG" | norm_log >"$NS/$name.syslog"
+	reap_uid 10 "$UID1"
+	login_logged
+	tail -n +"$((s0 + 1))" "$SYSLOG" | sed '/^duress-e2e-mark /d' | norm_log >"$NS/$name.syslog"
 	tail -n +"$((l0 + 1))" "$NS_LOG" | norm_log >"$NS/$name.sshd"
 	echo $(($(btmp_count) - b0)) >"$NS/$name.btmp"
 	echo "user=$(count user) global=$(count global) fail=$(count fail)" >"$NS/$name.ran"
@@ -957,8 +881,8 @@ pty_login() {
 		</dev/null >"$T/ssh.out" 2>"$T/ssh.err"
 	echo "$?:$(tr -d '\r' <"$T/ssh.out")" >"$NS/$name.rc"
 	for k in "$@"; do wait_count "$k" 1 10; done
-	reap_user_processes 10 "$UID1"
-	settle
+	reap_uid 10 "$UID1"
+	login_logged
 	utmpdump /var/log/wtmp 2>/dev/null | tail -n +"$((w0 + 1))" | grep -F "] [$U1" |
 		utmp_norm >"$NS/$name.wtmp"
 	ll=$(lastlog -u "$U1" 2>/dev/null | tail -n +2)
@@ -989,9 +913,7 @@ one_more_pam_unix_failure() {
 }
 
 if ! command -v python3 >/dev/null 2>&1 || ! command -v utmpdump >/dev/null 2>&1; then
-	echo "ok $((n + 1)) # SKIP log parity needs python3 and utmpdump"
-	n=$((n + 1))
-	echo "SKIP: log parity needs python3 and utmpdump" >&2
+	skip "log parity needs python3 and utmpdump"
 else
 	mkdir -m 700 "$NS" || setup_failed "mkdir $NS"
 	: >"$SYSLOG"
@@ -1009,9 +931,7 @@ session  required                       pam_permit.so
 password requisite                      pam_deny.so
 EOF
 	) || setup_failed "write $PAMFILE_B"
-	# shellcheck disable=SC2016 # $1 belongs to the inner shell
-	{ evidence_script fail && echo "exit 3"; } |
-		as_user "$U1" sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$UDIR/30-fail"
+	{ evidence_script fail && echo "exit 3"; } | user_action "$U1" "$UDIR/30-fail"
 	echo "$FP" | as_user "$U1" "$DURESS" sign --stdin "$UDIR/30-fail" >"$T/sign.log" 2>&1 ||
 		setup_failed "sign the failing action" "$T/sign.log"
 
@@ -1068,4 +988,4 @@ user=1 global=1 fail=0"
 	logs_cleanup
 fi
 
-finish
+tap_end

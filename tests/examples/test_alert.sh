@@ -12,8 +12,8 @@ MODULE=$2
 EXAMPLES=$3
 RUNNER=$(dirname "$MODULE")/duress-runner
 HERE=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tests/cli/tap.sh
-. "$HERE/../cli/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$HERE/../lib/tap.sh"
 
 RECORDERS=()
 WORKERS_OF=()
@@ -24,29 +24,18 @@ cleanup() {
 	for f in "${WORKERS_OF[@]}"; do
 		for p in $(workers "$f"); do kill "$p" 2>/dev/null; done
 	done
-	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+at_exit cleanup
 
 free_port() { python3 "$HERE/http_recorder.py" --free-port; }
+listens() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; } # listens PORT
 start_recorder() { # start_recorder PORT LOG: waits (up to 5 s) until it listens
 	python3 "$HERE/http_recorder.py" --port "$1" --log "$2" --lifetime 120 &
 	RECORDERS+=($!)
-	for _ in $(seq 50); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_for 5 listens "$1"
 }
-wait_lines() { # wait_lines FILE N SECONDS: until FILE has N lines
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		[ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+has_lines() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; } # has_lines FILE N
+wait_lines() { wait_for "$3" has_lines "$1" "$2"; } # wait_lines FILE N SECONDS
 # req LOG PATH EXPR: evaluates the Python expression EXPR on the last request
 # to PATH (r: the request; h: its headers; b: its body); prints the result.
 req() {
@@ -85,14 +74,8 @@ run_action() {
 # workers SCRIPT: PIDs of the processes running this run's copy SCRIPT
 # (the action's background worker has the action's command line).
 workers() { pgrep -xf "/bin/sh $1" | tr '\n' ' '; }
-wait_no_workers() { # wait_no_workers SCRIPT SECONDS
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ -z "$(workers "$1")" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+no_workers() { [ -z "$(workers "$1")" ]; } # no_workers SCRIPT
+wait_no_workers() { wait_for "$2" no_workers "$1"; } # wait_no_workers SCRIPT SECONDS
 
 # PAM_RHOST is whatever the client says: quotes, a backslash, a newline that
 # tries to forge a line of the message, a tab.
@@ -129,7 +112,7 @@ make_alert "$T/alert" "$T/all.conf"
 run_action "$T/alert" "$T/bin:/usr/local/bin:/usr/bin:/bin"
 check "curl run: the action exits 0" test $rc -eq 0
 wait_lines "$T/log" 4 15
-for _ in $(seq 50); do [ -s "$T/mail" ] && break; sleep 0.1; done
+wait_for 5 test -s "$T/mail"
 check "curl run: four requests (external address, ntfy, Pushover, webhook)" test "$(wc -l <"$T/log")" -eq 4
 expect "external address: GET /ip" GET "$T/log" /ip 'r["method"]'
 

@@ -10,16 +10,10 @@
 #   test_hide.sh EXAMPLES_DIR/hide
 set -u
 SCRIPT=$1
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/../cli/tap.sh"
-
-LOOPS=()
-cleanup() {
-	local l
-	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/root.sh
+. "$(dirname "$0")/../lib/root.sh"
 
 H=$T/home
 O=$T/outside
@@ -36,7 +30,6 @@ run_hide() {
 		PAM_TYPE=auth sh "$T/hide" </dev/null >"$T/out" 2>"$T/err")
 	rc=$?
 }
-fails() { ! "$@"; }
 absent() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
 all_zero() { [ -s "$1" ] && cmp -s -n "$(stat -c %s "$1")" "$1" /dev/zero; }
 
@@ -122,14 +115,6 @@ if [ "$(id -u)" -ne 0 ]; then
 	tap_end
 	exit
 fi
-
-# new_loop NAME SIZE: an image on a loop device, named in $LOOP (not printed:
-# the list of devices to detach must be kept in this shell).
-new_loop() {
-	truncate -s "$2" "$T/$1.img"
-	LOOP=$(losetup -f --show "$T/$1.img") || return 1
-	LOOPS+=("$LOOP")
-}
 
 # in_namespace SCRIPT: bash SCRIPT in a new private mount namespace, with $T
 # and the function run_hide; what it mounts is gone when it ends.

@@ -8,37 +8,17 @@
 #   test_luks_wipe.sh EXAMPLES_DIR/luks-wipe
 set -u
 SCRIPT=$1
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/../cli/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/root.sh
+. "$(dirname "$0")/../lib/root.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root (loop devices, cryptsetup)"
-	exit 0
-fi
-if ! command -v cryptsetup >/dev/null; then
-	echo "1..0 # SKIP cryptsetup not installed (Debian: cryptsetup-bin)"
-	exit 0
-fi
-
-LOOPS=()
-cleanup() {
-	local l
-	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
+require_root "needs root (loop devices, cryptsetup)"
+command -v cryptsetup >/dev/null || skip_all "cryptsetup not installed (Debian: cryptsetup-bin)"
 
 printf 'first passphrase' >"$T/key0"
 printf 'second passphrase' >"$T/key1"
 FAST_KDF=(--pbkdf pbkdf2 --pbkdf-force-iterations 1000)
-
-# new_loop NAME: a 20 MiB image attached to a loop device, named in $LOOP
-# (not printed: the list of devices to detach must be kept in this shell).
-new_loop() {
-	truncate -s 20M "$T/$1.img"
-	LOOP=$(losetup -f --show "$T/$1.img") || return 1
-	LOOPS+=("$LOOP")
-}
 
 # luks_with_two_slots DEV: LUKS2, slot 0 opened by key0, slot 1 by key1.
 luks_with_two_slots() {
@@ -51,7 +31,6 @@ luks_with_two_slots() {
 # The LUKS2 header and key slots live in the first 16 MiB (data offset).
 header_sum() { head -c 16M "$1" | sha256sum; }
 slots() { cryptsetup luksDump "$1" | sed -n 's/^  \([0-9]*\): luks2$/\1/p' | tr '\n' ' '; }
-fails() { ! "$@"; }
 opens_with() { cryptsetup open --test-passphrase --key-file "$T/$2" "$1" </dev/null 2>/dev/null; }
 
 # run_wipe CONFIG-LINES...: the example with its CONFIG line pointing at a
@@ -68,15 +47,9 @@ run_wipe() {
 	out=$(cat "$T/out")
 }
 
-if ! new_loop luks; then
-	echo "1..0 # SKIP no loop device"
-	exit 0
-fi
+new_loop luks || skip_all "no loop device"
 DEV=$LOOP
-if ! luks_with_two_slots "$DEV"; then
-	echo "1..0 # SKIP cannot format a LUKS2 image on $DEV"
-	exit 0
-fi
+luks_with_two_slots "$DEV" || skip_all "cannot format a LUKS2 image on $DEV"
 before=$(header_sum "$DEV")
 
 run_wipe "DEVICE=$DEV" ACTION=kill-slot SLOT=1

@@ -17,35 +17,19 @@ MODULE=$2
 EXAMPLES=$3
 RUNNER=$(dirname "$MODULE")/duress-runner
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() {
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 0
-}
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/root.sh
+. "$(dirname "$0")/../lib/root.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "not root: needs network namespaces"
+require_root "not root: needs network namespaces"
 for t in ip setpriv; do command -v "$t" >/dev/null || skip_all "needs $t"; done
 
 R=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
 A=duress-nd-$R-a
 B=duress-nd-$R-b
-T=$(mktemp -d)
-chmod 755 "$T"
-cleanup() {
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+# shellcheck disable=SC2016 # expanded when it runs
+at_exit 'ip netns del "$A" 2>/dev/null; ip netns del "$B" 2>/dev/null'
 
 # The namespaces must not share anything with the machine: fail the whole
 # run if they cannot be made, rather than touch a real interface.
@@ -63,9 +47,6 @@ setup() {
 		for d in lo va dum0 dum1 tun0; do ip -n "$A" link set "$d" up || return 1; done &&
 		ip -n "$B" link set vb up
 }
-up_in() { # up_in NS: the names of the interfaces that are up, sorted, one line
-	ip -n "$1" -o link show up | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | sort | tr '\n' ' '
-}
 host_up() { ip -o link show up | awk -F': ' '{ print $2 }' | sort | tr '\n' ' '; }
 
 # A copy of the action reading $T/net-down.conf (the CONFIG line rewritten,
@@ -81,7 +62,7 @@ run_in_a() { # run_in_a [setpriv options...]: as the runner would (clean env, /d
 host_before=$(host_up)
 
 printf 'USE_NMCLI=no\n' >"$T/net-down.conf"
-setup || { not_ok "setup: namespaces, veth pair, tun, dummies"; echo "1..$n"; exit 1; }
+setup || setup_failed "namespaces, veth pair, tun, dummies"
 check "setup: lo, va, tun0, dum0, dum1 up in A" test "$(up_in "$A")" = "dum0 dum1 lo tun0 va "
 run_in_a
 rc=$?
@@ -91,19 +72,19 @@ check "no allow-list: the veth peer in the other namespace is untouched" test "$
 check "no allow-list: nothing on stderr" test ! -s "$T/err"
 
 printf '# keep one\nKEEP=dum1\nUSE_NMCLI=no\n' >"$T/net-down.conf"
-setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+setup || setup_failed "namespaces, veth pair, tun, dummies, again"
 run_in_a
 rc=$?
 check "KEEP=dum1: exit 0" test $rc -eq 0
 check "KEEP=dum1: only lo and dum1 are up" test "$(up_in "$A")" = "dum1 lo "
 
 printf 'KEEP=dum1,va\nUSE_NMCLI=no\nFROB=1\n' >"$T/net-down.conf"
-setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+setup || setup_failed "namespaces, veth pair, tun, dummies, again"
 run_in_a
 check "KEEP=dum1,va: lo, dum1 and va stay up" test "$(up_in "$A")" = "dum1 lo va "
 check "an unknown key is named on stderr" grep -q "unknown key FROB" "$T/err"
 
-setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+setup || setup_failed "namespaces, veth pair, tun, dummies, again"
 chmod 644 "$T/net-down.conf"
 run_in_a setpriv --reuid=65534 --regid=65534 --clear-groups
 rc=$?
@@ -120,7 +101,7 @@ printf '%s\n' '#!/bin/sh' "echo \"\$*\" >>'$T/nmcli.log'" 'case "$*" in' \
 chmod 755 "$T/bin/nmcli"
 ACTION_PATH=$T/bin:/usr/local/bin:/usr/bin:/bin
 printf 'USE_NMCLI=auto\n' >"$T/net-down.conf"
-setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+setup || setup_failed "namespaces, veth pair, tun, dummies, again"
 : >"$T/nmcli.log"
 run_in_a
 check "nmcli: VPN and WireGuard connections closed, ethernet not" \
@@ -128,14 +109,14 @@ check "nmcli: VPN and WireGuard connections closed, ethernet not" \
 check "nmcli: no KEEP: networking off, after the VPNs" test "$(tail -n 1 "$T/nmcli.log")" = "networking off"
 check "nmcli: ip link still brings the rest down: only lo up" test "$(up_in "$A")" = "lo "
 printf 'USE_NMCLI=auto\nKEEP=dum1\n' >"$T/net-down.conf"
-setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+setup || setup_failed "namespaces, veth pair, tun, dummies, again"
 : >"$T/nmcli.log"
 run_in_a
 check "nmcli with KEEP=dum1: each other interface disconnected, no networking off" \
 	test "$(grep -v '^connection\|^-t ' "$T/nmcli.log" | sort | tr '\n' ,)" = "device disconnect dum0,device disconnect tun0,device disconnect va,"
 check "nmcli with KEEP=dum1: lo and dum1 up" test "$(up_in "$A")" = "dum1 lo "
 printf 'USE_NMCLI=no\n' >"$T/net-down.conf"
-setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+setup || setup_failed "namespaces, veth pair, tun, dummies, again"
 : >"$T/nmcli.log"
 run_in_a
 check "USE_NMCLI=no: nmcli never called" test ! -s "$T/nmcli.log"
@@ -159,20 +140,15 @@ duress_login() { # duress_login PASSWORD: duress test inside A, the real libpam 
 		PAM_WRAPPER_SERVICE_DIR="$T/pam.d" NSS_WRAPPER_PASSWD="$T/passwd" NSS_WRAPPER_GROUP="$T/group" \
 		"$DURESS" test --stdin --service duress-test alice <<<"$1" 2>&1
 }
-wait_only_lo() { # up to 10 s
-	for _ in $(seq 100); do [ "$(up_in "$A")" = "lo " ] && return 0; sleep 0.1; done
-	return 1
-}
-setup || { not_ok "setup again"; echo "1..$n"; exit 1; }
+only_lo() { [ "$(up_in "$A")" = "lo " ]; }
+setup || setup_failed "namespaces, veth pair, tun, dummies, again"
 out=$(duress_login 'Wrong-pw-3')
 check "real login: a wrong password is refused" grep -qx "result: the login would be refused" <<<"$out"
 check "real login: a wrong password leaves every link up" test "$(up_in "$A")" = "dum0 dum1 lo tun0 va "
 out=$(duress_login 'Duress-pw-2')
 check "real login: the duress password logs in" grep -qx "result: the login would succeed" <<<"$out"
-check "real login: afterwards only lo is up in A" wait_only_lo
+check "real login: afterwards only lo is up in A" wait_for 10 only_lo
 check "real login: the veth end in B is untouched" test "$(up_in "$B")" = "vb "
 
 check "the machine's own interfaces are as before" test "$(host_up)" = "$host_before"
-
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -18,17 +18,13 @@
 set -u
 SCRIPT=$(realpath "$1")
 PROFILE_DIR=$(realpath "$2")
-# shellcheck source=tests/cli/tap.sh
-. "$(dirname "$0")/../cli/tap.sh"
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/root.sh
+. "$(dirname "$0")/../lib/root.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP needs root (mount namespaces)"
-	exit 0
-fi
-if ! command -v pam-auth-update >/dev/null; then
-	echo "1..0 # SKIP pam-auth-update not installed (Debian: libpam-runtime)"
-	exit 0
-fi
+require_root "needs root (mount namespaces)"
+command -v pam-auth-update >/dev/null || skip_all "pam-auth-update not installed (Debian: libpam-runtime)"
 
 # The machine's own files that a mistake could touch.  Files that name
 # pam_duress are left out: on a shared machine they belong to other tests
@@ -116,7 +112,6 @@ in_namespace() { # SHELL-CODE
 	timeout 120 unshare -m --propagation private bash -c ". \"\$T/ns-lib.sh\"; setup_namespace; $1"
 }
 exists() { grep -qxF "$2" "$R/$1.exists"; }
-fails() { ! "$@"; }
 
 # --- a. the Debian profile, through pam-auth-update ---
 # shellcheck disable=SC2016 # expanded by the inner shell

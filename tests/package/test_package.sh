@@ -37,48 +37,17 @@ set -o pipefail
 export LC_ALL=C
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
-n=0
-failed=0
-skip_all() {
-	echo "1..0 # SKIP $1"
-	echo "SKIP: $1" >&2
-	exit 0
-}
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-diag() { sed 's/^/# /'; }
-# check DESCRIPTION COMMAND...
-check() {
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-# check_diag DESCRIPTION FILE COMMAND...: on failure, show the tail of FILE.
-check_diag() {
-	local desc=$1 file=$2
-	shift 2
-	if "$@"; then
-		ok "$desc"
-	else
-		not_ok "$desc"
-		if [ -s "$file" ]; then
-			echo "--- tail of $file:"
-			tail -n 25 "$file"
-		fi 2>&1 | diag
-	fi
-}
-# show_diff A B: a failed comparison's differences.
-show_diff() { diff -u "$1" "$2" | head -n 40 | diag; }
-# check_same DESCRIPTION A B: files A and B are byte-identical.
-check_same() {
-	if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1"; show_diff "$2" "$3"; fi
-}
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/root.sh
+. "$(dirname "$0")/../lib/root.sh"
 
 # exit_and_line STATUS LINE FILE: STATUS is 0 and FILE has LINE.
 # shellcheck disable=SC2317 # called through check_diag
 exit_and_line() { [ "$1" -eq 0 ] && grep -qxF "$2" "$3"; }
 # status_and_lines STATUS WANT FILE LINE...: the exit status was WANT and FILE
 # holds each LINE (whole-line match).
+# shellcheck disable=SC2317 # called through check_diag
 status_and_lines() {
 	local rc=$1 want=$2 f=$3 l
 	shift 3
@@ -101,20 +70,13 @@ snapshot() {
 }
 
 # ================================================================================
-# Inside the private mount namespace: --inside T DEB N HOST_NS
+# Inside the private mount namespace: --inside T DEB HOST_NS, a part (tap_part)
 # ================================================================================
 inside() {
-	local T=$1 DEB=$2 HOST_NS=$4
-	n=$3
+	local T=$1 DEB=$2 HOST_NS=$3
 	local OV RES R U UHOME UDIR RP DP WP rc SERVICE=duress-pkg
 	local ORIG=$T/private/common-auth.orig LOG=$T/private/inside.log PAM_STATE=$T/private/pam-state.orig
 
-	# setup_failed WHAT [FILE]: a failed step ends the namespace part.
-	setup_failed() {
-		not_ok "setup: $1"
-		[ -n "${2:-}" ] && [ -s "$2" ] && tail -n 25 "$2" | diag
-		exit 1
-	}
 	[ "$(readlink /proc/self/ns/mnt)" != "$HOST_NS" ] ||
 		setup_failed "not in a mount namespace of its own"
 
@@ -141,17 +103,9 @@ inside() {
 
 	# Ends whatever the test user still runs (actions), bounded, so that the
 	# namespace does not outlive the test.
-	# shellcheck disable=SC2317 # called by the trap
-	reap_user() {
-		local i
-		[ -n "${UID1:-}" ] || return 0
-		for ((i = 0; i < 100; i++)); do
-			pgrep -u "$UID1" >/dev/null || return 0
-			sleep 0.1
-		done
-		pkill -KILL -u "$UID1"
-	}
-	trap reap_user EXIT
+	# shellcheck disable=SC2317 # called by at_exit
+	reap_user() { [ -z "${UID1:-}" ] || reap_uid 10 "$UID1"; }
+	at_exit reap_user
 
 	cp -p /etc/pam.d/common-auth "$ORIG" || setup_failed "copy common-auth"
 	snapshot /etc/pam.d /var/lib/pam >"$PAM_STATE"
@@ -174,16 +128,12 @@ inside() {
 	useradd -m -d "$UHOME" -s /bin/bash "$U" >"$LOG" 2>&1 || setup_failed "useradd $U" "$LOG"
 	echo "$U:$RP" | chpasswd || setup_failed "chpasswd"
 	UID1=$(id -u "$U")
-	as_user() {
-		setpriv --reuid="$U" --regid="$(id -g "$U")" --init-groups -- \
-			env -i PATH=/usr/bin:/bin HOME="$UHOME" USER="$U" LOGNAME="$U" "$@"
-	}
-	as_user mkdir -m 700 "$UDIR" || setup_failed "mkdir $UDIR"
-	# shellcheck disable=SC2016 # $1 and the evidence's $... belong to the inner shells
+	as_user "$U" mkdir -m 700 "$UDIR" || setup_failed "mkdir $UDIR"
+	# shellcheck disable=SC2016 # the evidence's $... belong to the action
 	printf '#!/bin/sh\ntmp=%s/.tmp.$$\n{ echo "uid=$(id -u)"; echo "service=$PAM_SERVICE"; } >"$tmp" && mv "$tmp" %s/evidence.$$\n' \
-		"$RES" "$RES" | as_user sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$UDIR/10-evidence" ||
+		"$RES" "$RES" | user_action "$U" "$UDIR/10-evidence" ||
 		setup_failed "write the action"
-	echo "$DP" | as_user /usr/bin/duress sign --stdin "$UDIR/10-evidence" >"$LOG" 2>&1
+	echo "$DP" | as_user "$U" /usr/bin/duress sign --stdin "$UDIR/10-evidence" >"$LOG" 2>&1
 	check_diag "the installed duress sign, as the user, signs the action" "$LOG" \
 		test -s "$UDIR/10-evidence.sig" -a "$(stat -c %U "$UDIR/10-evidence.sig" 2>/dev/null)" = "$U"
 	/usr/bin/duress check --user "$U" >"$LOG" 2>&1
@@ -213,14 +163,8 @@ auth requisite pam_deny.so
 auth required pam_permit.so" ] && STOCK=1
 
 	evidence() { find "$RES" -maxdepth 1 -name 'evidence.*' | wc -l; }
-	wait_evidence() {
-		local i
-		for ((i = 0; i < 100; i++)); do
-			[ "$(evidence)" -ge 1 ] && return 0
-			sleep 0.1
-		done
-		return 1
-	}
+	# shellcheck disable=SC2317 # called through wait_for
+	some_evidence() { [ "$(evidence)" -ge 1 ]; }
 	# login PASSWORD: pamtester's exit status on the test service.
 	login() {
 		echo "$1" | timeout 30 pamtester "$SERVICE" "$U" authenticate acct_mgmt >"$LOG" 2>&1
@@ -236,7 +180,7 @@ auth required pam_permit.so" ] && STOCK=1
 		if [ "$STOCK" = 1 ]; then
 			check_same "$p: common-auth's auth stack is the documented one" "$T/want" "$T/block"
 		else
-			echo "ok $((n += 1)) # SKIP $p: common-auth has primary modules besides pam_unix"
+			skip "$p: common-auth has primary modules besides pam_unix"
 		fi
 		/usr/bin/duress check --user "$U" >"$T/check.log" 2>&1
 		local rc=$?
@@ -255,11 +199,11 @@ auth required pam_permit.so" ] && STOCK=1
 		check_diag "$p: real password logs in" "$LOG" test $? -eq 0
 		login "$WP"
 		check_diag "$p: wrong password refused" "$LOG" test $? -ne 0
-		sleep 1
+		actions_settled 10 "$RUNNER" || echo "# a duress-runner still runs after 10 s"
 		check "$p: real and wrong password ran no action" test "$(evidence)" -eq 0
 		login "$DP"
 		check_diag "$p: duress password logs in" "$LOG" test $? -eq 0
-		wait_evidence
+		wait_for 10 some_evidence
 		f=$(find "$RES" -maxdepth 1 -name 'evidence.*' | head -n 1)
 		check "$p: duress password ran the action once, as the user, for service $SERVICE" \
 			test "$(evidence)" -eq 1 -a "$(cat "$f" 2>/dev/null)" = "uid=$UID1
@@ -317,7 +261,6 @@ auth required pam_permit.so"
 		test ! -e /usr/share/pam-configs/duress -a ! -e /usr/share/pam-configs/duress-before \
 		-a ! -e "$MODFILE" -a ! -e /usr/bin/duress -a ! -e "$RUNNER"
 	reap_user
-	echo "$n" >"$T/inside.count"
 }
 
 if [ "${1:-}" = "--inside" ]; then
@@ -335,13 +278,10 @@ if [ $# -ne 1 ]; then
 fi
 SRC=$(readlink -f "$1")
 
-[ "$(id -u)" -eq 0 ] || skip_all "not root: installs the package (inside a private mount namespace)"
+require_root "not root: installs the package (inside a private mount namespace)"
 [ -z "${DURESS_PRELOAD_ASAN:-}" ] || skip_all "sanitizer step: the package is built without sanitizers; the build step runs this test"
-missing=""
-for t in dpkg-buildpackage dpkg-checkbuilddeps dh lintian dpkg dpkg-deb pam-auth-update pamtester \
-	unshare mount findmnt useradd chpasswd setpriv pgrep pkg-config sha256sum timeout tar cmp; do
-	command -v "$t" >/dev/null 2>&1 || missing+=" $t"
-done
+missing=$(missing_tools dpkg-buildpackage dpkg-checkbuilddeps dh lintian dpkg dpkg-deb pam-auth-update pamtester \
+	unshare mount findmnt useradd chpasswd setpriv pgrep pkg-config sha256sum timeout tar cmp)
 [ -z "$missing" ] || skip_all "missing tools:$missing"
 if [ ! -f "$SRC/debian/control" ] || [ ! -x "$SRC/tools/build-deb.sh" ]; then
 	skip_all "no debian/ or tools/build-deb.sh in $SRC"
@@ -352,18 +292,6 @@ case "$(readlink -f "$PAMDIR")/" in
 /usr/*) ;;
 *) skip_all "the PAM module directory $PAMDIR is not under /usr (no merged /usr): it would be outside the overlay" ;;
 esac
-
-T=""
-# shellcheck disable=SC2317 # called by the traps
-cleanup() {
-	trap - EXIT INT TERM
-	[ -n "$T" ] && rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-T=$(mktemp -d "${TMPDIR:-/tmp}/duress-pkg.XXXXXX") || { echo "Bail out! mktemp"; exit 1; }
-chmod 755 "$T"
 
 # shellcheck disable=SC2016 # $1 belongs to the inner shell
 unshare -m --propagation private -- sh -c \
@@ -383,7 +311,7 @@ t_start=$(date +%s)
 DEB=$(tail -n 1 "$T/build.out")
 check_diag "tools/build-deb.sh builds the package from a copy of the tree ($(($(date +%s) - t_start)) s)" \
 	"$T/build.out" test -f "$DEB"
-[ -f "$DEB" ] || { echo "1..$n"; exit 1; }
+[ -f "$DEB" ] || { tap_end; exit; }
 MESON_VERSION=$(sed -n "s/^ *version *: *'\([^']*\)'.*/\1/p" "$SRC/meson.build" | head -n 1)
 check "the package version is the project's ($MESON_VERSION)" \
 	test "$(dpkg-deb -f "$DEB" Version)" = "$MESON_VERSION"
@@ -418,21 +346,16 @@ outside=$(grep -v -e '/$' -e '^/usr/' -e '^/etc/' -e '^/var/' "$T/contents" | wh
 	case "$(readlink -m "$f")" in /usr/* | /etc/* | /var/*) ;; *) echo "$f" ;; esac
 done)
 check "every file of the package lands inside the overlaid /etc, /usr, /var" test -z "$outside"
-[ -z "$outside" ] || { echo "outside: $outside" | diag; echo "1..$n"; exit 1; }
+[ -z "$outside" ] || { echo "outside: $outside" | diag; tap_end; exit; }
 
 # --- the namespace part ------------------------------------------------------------------------
-timeout -k 10 150 unshare -m --propagation private -- \
-	"$(readlink -f "$0")" --inside "$T" "$DEB" "$n" "$(readlink /proc/self/ns/mnt)" | tee "$T/inside.tap"
-rc=$?
-n=$((n + $(grep -cE '^(not )?ok ' "$T/inside.tap")))
-failed=$((failed + $(grep -c '^not ok ' "$T/inside.tap")))
-check "the namespace part ran to its end (exit $rc)" test "$rc" -eq 0 -a -s "$T/inside.count"
+tap_part timeout -k 10 150 unshare -m --propagation private -- \
+	"$(readlink -f "$0")" --inside "$T" "$DEB" "$(readlink /proc/self/ns/mnt)"
+check "the namespace part ran to its end (exit $PART_STATUS)" test "$PART_STATUS" -eq 0
 
 # --- the real system -------------------------------------------------------------------------------
 snapshot "${REAL[@]}" >"$T/private/real.after"
 check_same "the machine's /etc/pam.d, /var/lib/pam, /usr/share/pam-configs, account files, dpkg status and module directory are unchanged" \
 	"$T/private/real.before" "$T/private/real.after"
 echo "# package test: $(($(date +%s) - t_start)) s"
-
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

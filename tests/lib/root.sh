@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The preamble of the tests that run as root (e2e, package, the examples'
+# root parts), sourced after tap.sh:
+#   . "$(dirname "$0")/../lib/root.sh"
+# What they check before they start (root, tools, a module pamtester can
+# load), how they run things as a test account, the namespaces' links, the
+# loop devices they make (detached on every exit path), and how they wait
+# for what a login started to end.
+# shellcheck shell=bash
+
+# require_root REASON: skip the whole test, saying REASON, unless root.
+require_root() { [ "$(id -u)" -eq 0 ] || skip_all "$1"; }
+
+# missing_tools TOOL...: those not found in PATH, each after a space.
+missing_tools() {
+	local t missing=""
+	for t; do command -v "$t" >/dev/null 2>&1 || missing+=" $t"; done
+	printf '%s' "$missing"
+}
+
+# sanitizer_built MODULE: MODULE needs a sanitizer runtime, or this is the
+# asan step of run-checks.sh (DURESS_PRELOAD_ASAN): pamtester, su and sshd
+# cannot load it without the runtime preloaded (and setuid su ignores
+# LD_PRELOAD).
+sanitizer_built() {
+	[ -n "${DURESS_PRELOAD_ASAN:-}" ] || readelf -d "$1" 2>/dev/null | grep -Eq 'NEEDED.*lib(a|ub|t|l)san'
+}
+
+# as_user USER COMMAND...: COMMAND as USER, with its groups, in a clean
+# environment (PATH, USER, LOGNAME and HOME, its home directory).
+as_user() {
+	local u=$1 home
+	shift
+	home=$(getent passwd "$u" | cut -d: -f6)
+	setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups -- \
+		env -i PATH=/usr/bin:/bin HOME="$home" USER="$u" LOGNAME="$u" "$@"
+}
+# user_action USER FILE: standard input into FILE, an action written by USER
+# (mode 0700, as its owner would make it).
+user_action() {
+	# shellcheck disable=SC2016 # $1 belongs to the inner shell
+	as_user "$1" sh -c 'umask 077; cat >"$1" && chmod 700 "$1"' sh "$2"
+}
+
+# up_in NS: the links that are up in network namespace NS, sorted, one line.
+up_in() {
+	ip -n "$1" -o link show up | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | sort | tr '\n' ' '
+}
+
+# --- loop devices ------------------------------------------------------------
+LOOPS=()
+# new_loop NAME [SIZE]: an image $T/NAME.img of SIZE (20M) on a loop device,
+# named in $LOOP (not printed: the list of devices to detach must be kept in
+# this shell).
+new_loop() {
+	truncate -s "${2:-20M}" "$T/$1.img"
+	LOOP=$(losetup -f --show "$T/$1.img") || return 1
+	LOOPS+=("$LOOP")
+}
+# shellcheck disable=SC2317 # called by at_exit
+detach_loops() {
+	local l
+	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+}
+at_exit detach_loops
+
+# --- what a login started ------------------------------------------------------
+# no_process_of UID: nothing runs as UID.
+no_process_of() { ! pgrep -u "$1" >/dev/null; }
+# reap_uid SECONDS UID: waits up to SECONDS for the processes of UID (actions
+# still running) to end, then ends them by PID.
+reap_uid() {
+	local p
+	wait_for "$1" no_process_of "$2" && return 0
+	for p in $(pgrep -u "$2"); do kill -KILL "$p" 2>/dev/null; done
+	sleep 0.2
+}
+
+# no_runner RUNNER: no process runs the duress-runner program RUNNER (its
+# absolute path: another build's runner does not count).
+no_runner() {
+	local p
+	for p in $(pgrep -x duress-runner); do
+		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" != "$1" ] || return 1
+	done
+}
+# actions_settled SECONDS RUNNER [UID]: waits until all that the logins so
+# far started has ended: the module starts RUNNER before pam_authenticate
+# returns and the runner waits for every action it starts, so once the login
+# program is done and no RUNNER is left, an action that was to run has run;
+# with UID, also until nothing runs as UID (a process an action detached, as
+# alert's retries).  Fails when SECONDS pass first.
+actions_settled() {
+	wait_for "$1" no_runner "$2" || return 1
+	[ -z "${3:-}" ] || wait_for "$1" no_process_of "$3"
+}
