@@ -52,15 +52,20 @@ static void write_accounts(void)
 	setenv("NSS_WRAPPER_GROUP", path, 1);
 }
 
-/* nss_wrapper keeps its files open once read: open them now, not inside a test's count. */
-static void warm_up_lookups(void)
+/*
+ * Whether nss_wrapper answers; it keeps its files open once read, so they
+ * are opened here, not inside a test's count of descriptors.
+ */
+static int warm_up_lookups(void)
 {
 	gid_t groups[8];
 	int n = 8;
 
-	assert_non_null(getpwnam("ualice"));
-	assert_non_null(getgrnam("uduressers"));
-	assert_true(getgrouplist("ualice", W.gid, groups, &n) >= 1);
+	if (getpwnam("ualice") && getgrnam("uduressers") &&
+	    getgrouplist("ualice", W.gid, groups, &n) == 2)
+		return 0;
+	fputs("the fake accounts are not seen: nss_wrapper is not linked first\n", stderr);
+	return -1;
 }
 
 int world_init(void)
@@ -81,9 +86,8 @@ int world_init(void)
 	join(W.home, sizeof(W.home), W.tmp, "ualice");
 	join(W.global, sizeof(W.global), W.tmp, "global");
 	write_accounts();
-	warm_up_lookups();
 	/* The runner writes its report in our working directory. */
-	return chdir(W.tmp);
+	return warm_up_lookups() < 0 ? -1 : chdir(W.tmp);
 }
 
 void world_destroy(void)
