@@ -55,6 +55,16 @@ void fx_write_text(int dir_fd, const char *name, const char *text, mode_t mode)
 	fx_write(dir_fd, name, text, strlen(text), mode, (uid_t)-1, (gid_t)-1);
 }
 
+void fx_write_beside(int dir_fd, const char *name, const char *suffix, const void *data, size_t len,
+		     mode_t mode, uid_t uid, gid_t gid)
+{
+	char full[NAME_MAX + 1];
+	int n = snprintf(full, sizeof(full), "%s%s", name, suffix);
+
+	assert_true(n > 0 && (size_t)n < sizeof(full));
+	fx_write(dir_fd, full, data, len, mode, uid, gid);
+}
+
 void fx_fast_params(struct duress_params *p)
 {
 	duress_params_new(p, crypto_pwhash_MEMLIMIT_MIN, crypto_pwhash_OPSLIMIT_MIN);
@@ -65,7 +75,7 @@ void fx_sign(int dir_fd, const char *name, const char *content, const char *pass
 {
 	struct duress_sig s = { .params = *p };
 	unsigned char key[DURESS_KEY_LEN];
-	char line[DURESS_SIG_MAX + 1], sig_name[NAME_MAX + 1];
+	char line[DURESS_SIG_MAX + 1];
 	int n;
 
 	crypto_hash_sha256(s.content_hash, (const unsigned char *)content, strlen(content));
@@ -74,8 +84,7 @@ void fx_sign(int dir_fd, const char *name, const char *content, const char *pass
 	sodium_memzero(key, sizeof(key));
 	n = duress_sig_format(&s, line, sizeof(line));
 	assert_true(n > 0);
-	snprintf(sig_name, sizeof(sig_name), "%s%s", name, DURESS_SIG_SUFFIX);
-	fx_write(dir_fd, sig_name, line, (size_t)n, 0644, uid, gid);
+	fx_write_beside(dir_fd, name, DURESS_SIG_SUFFIX, line, (size_t)n, 0644, uid, gid);
 }
 
 size_t fx_count_fds(void)

@@ -23,6 +23,10 @@ void fx_write(int dir_fd, const char *name, const void *data, size_t len, mode_t
 /* The same for a string. */
 void fx_write_text(int dir_fd, const char *name, const char *text, mode_t mode);
 
+/* Writes dir_fd/name+suffix (a signature beside its action) as fx_write() does. */
+void fx_write_beside(int dir_fd, const char *name, const char *suffix, const void *data, size_t len,
+		     mode_t mode, uid_t uid, gid_t gid);
+
 /* The cheapest cost libsodium allows, with a fresh salt: signing and checking stay fast. */
 void fx_fast_params(struct duress_params *p);
 

@@ -62,22 +62,14 @@ struct want {
 	bool matches;
 };
 
-#define ARMED(n)                                            \
-	{                                                   \
-		n, DURESS_SKIP_NONE, DURESS_SKIP_NONE, true \
+#define WANT(n, load, verified, matches)           \
+	{                                          \
+		(n), (load), (verified), (matches) \
 	}
-#define SKIP(n, s)             \
-	{                      \
-		n, s, s, false \
-	}
-#define LATER(n, s)                           \
-	{                                     \
-		n, DURESS_SKIP_NONE, s, false \
-	}
-#define UNMATCHED(n)                                         \
-	{                                                    \
-		n, DURESS_SKIP_NONE, DURESS_SKIP_NONE, false \
-	}
+#define ARMED(n) WANT(n, DURESS_SKIP_NONE, DURESS_SKIP_NONE, true)
+#define SKIP(n, s) WANT(n, s, s, false)
+#define LATER(n, s) WANT(n, DURESS_SKIP_NONE, s, false)
+#define UNMATCHED(n) WANT(n, DURESS_SKIP_NONE, DURESS_SKIP_NONE, false)
 
 enum where { A_DIR, MISSING, A_FILE, A_LINK };
 
@@ -232,21 +224,18 @@ static const char *content_of(const struct entry *e, char *buf, size_t size)
 static void write_legacy_sig(int fd, const char *name, const char *content)
 {
 	unsigned char both[DURESS_HASH_LEN + sizeof(RIGHT) - 1], sum[DURESS_HASH_LEN];
-	char sig_name[NAME_MAX + 1];
 
 	crypto_hash_sha256(both, (const unsigned char *)content, strlen(content));
 	memcpy(both + DURESS_HASH_LEN, RIGHT, sizeof(RIGHT) - 1);
 	crypto_hash_sha256(sum, both, sizeof(both));
-	snprintf(sig_name, sizeof(sig_name), "%s%s", name, DURESS_LEGACY_SUFFIX);
-	fx_write(fd, sig_name, sum, sizeof(sum), 0600, (uid_t)-1, (gid_t)-1);
+	fx_write_beside(fd, name, DURESS_LEGACY_SUFFIX, sum, sizeof(sum), 0600, (uid_t)-1,
+			(gid_t)-1);
 }
 
 static void write_sig_text(int fd, const char *name, const char *text)
 {
-	char sig_name[NAME_MAX + 1];
-
-	snprintf(sig_name, sizeof(sig_name), "%s%s", name, DURESS_SIG_SUFFIX);
-	fx_write_text(fd, sig_name, text, 0600);
+	fx_write_beside(fd, name, DURESS_SIG_SUFFIX, text, strlen(text), 0600, (uid_t)-1,
+			(gid_t)-1);
 }
 
 /* A cost below libsodium's minimum derives no key: such a line has a tag of zeros. */
@@ -318,14 +307,6 @@ static void make_dir(const struct dir_case *c)
 	close(fd);
 }
 
-static void derive_keys(const struct duress_dir *d, const char *password,
-			unsigned char (*keys)[DURESS_KEY_LEN])
-{
-	for (size_t i = 0; i < d->n_params; i++)
-		assert_int_equal(
-			duress_derive_key(password, strlen(password), &d->params[i], keys[i]), 0);
-}
-
 /* A matched action's memfd holds exactly the file's bytes. */
 static void expect_memfd(int dir_fd, const struct duress_action *a)
 {
@@ -376,7 +357,9 @@ static void verify(struct duress_dir *d, const struct dir_case *c, const char *p
 	bool right = strcmp(password, RIGHT) == 0;
 	int matches = 0;
 
-	derive_keys(d, password, keys);
+	for (size_t i = 0; i < d->n_params; i++)
+		assert_int_equal(
+			duress_derive_key(password, strlen(password), &d->params[i], keys[i]), 0);
 	for (size_t i = 0; i < d->n_actions; i++)
 		matches += right && c->want[i].matches;
 	assert_int_equal(duress_dir_verify(d, (const unsigned char(*)[DURESS_KEY_LEN])keys,
@@ -440,39 +423,21 @@ static int remove_tmp(void **state)
 
 static void action_names(void **state)
 {
-	static const struct {
-		const char *name;
-		bool action;
-	} names[] = {
-		{ "alert", true },
-		{ "10-wipe", true },
-		{ "a.sh", true },
-		{ "#", true },
-		{ "#half", true },
-		{ "half#", true },
-		{ "a.signature", true },
-		{ "sig", true },
-		{ "", false },
-		{ ".hidden", false },
-		{ ".#alert", false },
-		{ "#alert#", false },
-		{ "alert~", false },
-		{ "alert.swp", false },
-		{ "alert.bak", false },
-		{ "alert.sig", false },
-		{ "alert.sha256", false },
-		{ "a.dpkg-new", false },
-		{ "a.dpkg-dist", false },
-		{ "a.dpkg-tmp", false },
-		{ "a.rpmnew", false },
-		{ "a.rpmsave", false },
+	static const char *const actions[] = { "alert", "10-wipe", "a.sh",        "#",
+					       "#half", "half#",   "a.signature", "sig" };
+	static const char *const others[] = {
+		"",           ".hidden",     ".#alert",    "#alert#",      "alert~",
+		"alert.swp",  "alert.bak",   "alert.sig",  "alert.sha256", "a.dpkg-old",
+		"a.dpkg-new", "a.dpkg-dist", "a.dpkg-tmp", "a.rpmnew",     "a.rpmsave",
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (duress_is_action_name(names[i].name) != names[i].action)
-			fail_msg("\"%s\" should %sbe an action name", names[i].name,
-				 names[i].action ? "" : "not ");
+	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
+		if (!duress_is_action_name(actions[i]))
+			fail_msg("\"%s\" should be an action name", actions[i]);
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		if (duress_is_action_name(others[i]))
+			fail_msg("\"%s\" should not be an action name", others[i]);
 }
 
 /* A zeroed directory owns nothing: freeing it must not close descriptor 0. */
