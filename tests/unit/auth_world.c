@@ -152,6 +152,26 @@ void world_clear(void)
 	(void)unlink("runner.out");
 }
 
+int world_teardown(void **state)
+{
+	(void)state;
+	world_clear();
+	return 0;
+}
+
+int world_group_setup(void **state)
+{
+	(void)state;
+	return world_init();
+}
+
+int world_group_teardown(void **state)
+{
+	(void)state;
+	world_destroy();
+	return 0;
+}
+
 void world_opts(struct duress_opts *o)
 {
 	duress_opts_default(o);

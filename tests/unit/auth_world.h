@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "core/auth.h"
+#include "fixture.h"
 
 #define USER_PW "user duress"
 #define GLOBAL_PW "global duress"
@@ -50,6 +51,13 @@ void world_destroy(void);
 /* The directories and actions, fresh, with change applied; world_clear() removes them. */
 void world_build(enum world_change change);
 void world_clear(void);
+
+/* cmocka teardown: world_clear(). */
+int world_teardown(void **state);
+
+/* cmocka group setup and teardown: world_init() and world_destroy(). */
+int world_group_setup(void **state);
+int world_group_teardown(void **state);
 
 /* Module defaults, with the world's global directory and the stand-in runner. */
 void world_opts(struct duress_opts *o);

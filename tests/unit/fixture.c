@@ -16,6 +16,20 @@
 #include <cmocka.h>
 #include <sodium.h>
 
+void fx_row_tests(struct CMUnitTest *tests, const void *rows, size_t n, size_t row_size,
+		  CMUnitTestFunction fn, CMFixtureFunction setup, CMFixtureFunction teardown)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *row = (const char *)rows + i * row_size;
+
+		tests[i] = (struct CMUnitTest){ .name = *(const char *const *)(const void *)row,
+						.test_func = fn,
+						.setup_func = setup,
+						.teardown_func = teardown,
+						.initial_state = (void *)(uintptr_t)row };
+	}
+}
+
 void fx_tmpdir(char *out, size_t size, const char *tag)
 {
 	const char *base = getenv("TMPDIR");

@@ -7,10 +7,25 @@
  * and a count of open descriptors (a leak shows as a changed count).
  */
 #include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
+#include <cmocka.h>
+
 #include "core/sig.h"
+
+/*
+ * One cmocka test per table row, named by the row (whose first member is
+ * its name); fn, setup and teardown find the row in *state.
+ */
+void fx_row_tests(struct CMUnitTest *tests, const void *rows, size_t n, size_t row_size,
+		  CMUnitTestFunction fn, CMFixtureFunction setup, CMFixtureFunction teardown);
+#define FX_ROW_TESTS(tests, rows, fn, setup, teardown)                                            \
+	fx_row_tests(tests, rows, sizeof(rows) / sizeof((rows)[0]), sizeof((rows)[0]), fn, setup, \
+		     teardown)
 
 /* Makes a fresh directory (mode 0755: other users must reach what is inside); its path in out. */
 void fx_tmpdir(char *out, size_t size, const char *tag);

@@ -233,28 +233,10 @@ static int build(void **state)
 	return 0;
 }
 
-static int clear(void **state)
-{
-	(void)state;
-	world_clear();
-	return 0;
-}
-
 int main(void)
 {
-	enum { N_CASES = sizeof(cases) / sizeof(cases[0]) };
-	struct CMUnitTest tests[N_CASES];
-	int r;
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0])];
 
-	if (world_init() < 0)
-		return 1;
-	for (size_t i = 0; i < N_CASES; i++)
-		tests[i] = (struct CMUnitTest){ .name = cases[i].name,
-						.test_func = run_case,
-						.setup_func = build,
-						.teardown_func = clear,
-						.initial_state = (void *)(uintptr_t)&cases[i] };
-	r = cmocka_run_group_tests(tests, NULL, NULL);
-	world_destroy();
-	return r;
+	FX_ROW_TESTS(tests, cases, run_case, build, world_teardown);
+	return cmocka_run_group_tests(tests, world_group_setup, world_group_teardown);
 }

@@ -518,11 +518,6 @@ int main(void)
 		fx_fast_params(&sets[i]);
 	sets[SET_COSTLY].mem_kib = 128; /* caps: 64 KiB */
 	sets[SET_WEAK].mem_kib = 4;     /* libsodium: at least 8 KiB */
-	for (size_t i = 0; i < N_CASES; i++)
-		tests[4 + i] = (struct CMUnitTest){ .name = cases[i].name,
-						    .test_func = run_case,
-						    .setup_func = make_tmp,
-						    .teardown_func = remove_tmp,
-						    .initial_state = (void *)(uintptr_t)&cases[i] };
+	FX_ROW_TESTS(tests + 4, cases, run_case, make_tmp, remove_tmp);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -386,20 +386,13 @@ static int remove_tmp(void **state)
 }
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-#define CASE(c, fn, setup, teardown)                                                    \
-	(struct CMUnitTest)                                                             \
-	{                                                                               \
-		.name = (c).name, .test_func = (fn), .setup_func = (setup),             \
-		.teardown_func = (teardown), .initial_state = (void *)(uintptr_t) & (c) \
-	}
-
 int main(void)
 {
 	struct CMUnitTest tests[N(env_cases) + N(fd_cases) + N(spawn_cases) + 2] = {
 		cmocka_unit_test(env_through_the_manifest),
 		cmocka_unit_test(target_bounds),
 	};
-	size_t n = 2;
+	size_t n = 2; /* the rows' tests follow */
 
 	fake_runner = getenv("DURESS_FAKE_RUNNER");
 	false_runner = getenv("DURESS_FALSE");
@@ -409,11 +402,10 @@ int main(void)
 	}
 	memset(long_rhost, 'h', LONG_RHOST_LEN);
 	snprintf(long_rhost_env, sizeof(long_rhost_env), "PAM_RHOST=%s", long_rhost);
-	for (size_t i = 0; i < N(env_cases); i++)
-		tests[n++] = CASE(env_cases[i], run_env_case, NULL, NULL);
-	for (size_t i = 0; i < N(fd_cases); i++)
-		tests[n++] = CASE(fd_cases[i], run_fd_case, NULL, NULL);
-	for (size_t i = 0; i < N(spawn_cases); i++)
-		tests[n++] = CASE(spawn_cases[i], run_spawn_case, make_tmp, remove_tmp);
+	FX_ROW_TESTS(tests + n, env_cases, run_env_case, NULL, NULL);
+	n += N(env_cases);
+	FX_ROW_TESTS(tests + n, fd_cases, run_fd_case, NULL, NULL);
+	n += N(fd_cases);
+	FX_ROW_TESTS(tests + n, spawn_cases, run_spawn_case, make_tmp, remove_tmp);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
