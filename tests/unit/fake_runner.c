@@ -26,10 +26,12 @@ static void print_fds(FILE *out)
 	struct dirent *de;
 
 	fputs("fds", out);
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.' && atoi(de->d_name) != dirfd(d) &&
-		    atoi(de->d_name) != fileno(out))
-			fprintf(out, " %s", de->d_name);
+	while (d && (de = readdir(d))) {
+		long fd = strtol(de->d_name, NULL, 10);
+
+		if (de->d_name[0] != '.' && fd != dirfd(d) && fd != fileno(out))
+			fprintf(out, " %ld", fd);
+	}
 	fputc('\n', out);
 	if (d)
 		closedir(d);

@@ -193,7 +193,7 @@ static const struct dir_case cases[] = {
 static struct duress_caps caps_of(const struct dir_case *c)
 {
 	struct duress_caps caps = {
-		.max_memory = 64 * 1024,
+		.max_memory = 64ULL << 10,
 		.max_ops = 2,
 		.max_file_size = 1024,
 		.max_total = 4096,

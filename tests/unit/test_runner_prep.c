@@ -28,7 +28,7 @@
 
 #define USER_PATH "PATH=/usr/local/bin:/usr/bin:/bin"
 #define ROOT_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-#define LONG_RHOST_LEN (64 * 1024)
+#define LONG_RHOST_LEN ((size_t)64 << 10)
 
 static char long_rhost[LONG_RHOST_LEN + 1], long_rhost_env[LONG_RHOST_LEN + 16];
 
@@ -86,10 +86,9 @@ static void expect_env(char *const *got, const char *const *want, const char *wh
 	size_t n = 0;
 
 	for (; want[n]; n++) {
-		if (!got[n])
-			fail_msg("%s: %s missing", what, want[n]);
-		if (strcmp(got[n], want[n]) != 0)
-			fail_msg("%s: got \"%.60s\", expected \"%.60s\"", what, got[n], want[n]);
+		if (!got[n] || strcmp(got[n], want[n]) != 0)
+			fail_msg("%s: got \"%.60s\", expected \"%.60s\"", what,
+				 got[n] ? got[n] : "(end)", want[n]);
 	}
 	if (got[n])
 		fail_msg("%s: unexpected \"%.60s\"", what, got[n]);
