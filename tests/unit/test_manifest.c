@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The manifest the module hands the runner: round trip, bounds, and every truncation refused. */
+/*
+ * The manifest the module hands the runner: round trip, bounds, every
+ * truncation refused, and each field the reader checks.
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -147,6 +150,136 @@ static void writer_bounded(void **state)
 	free(many.groups);
 }
 
+/* --- the reader's checks, one field wrong at a time ----------------------- */
+
+/* A manifest of one or two chains, each of one job. */
+struct fields {
+	uint32_t flags, n_chains, gid, n_env;
+	const char *env;
+	uint32_t fd, second_fd, elf;
+	const char *name;
+};
+
+/* The one field a row changes in the good manifest. */
+enum field { NOTHING, FLAGS, N_CHAINS, GID, ENV, N_ENV, FD, SECOND_FD, ELF, NAME };
+
+static const struct {
+	const char *what;
+	enum field field;
+	uint32_t value;   /* for the numbers */
+	const char *text; /* for the strings */
+	int result;
+} field_rows[] = {
+	{ "the good one", NOTHING, 0, NULL, 0 },
+	{ "two chains, jobs numbered on", N_CHAINS, 2, NULL, 0 },
+	{ "an unknown flag", FLAGS, 4, NULL, -EBADMSG },
+	{ "gid -1", GID, UINT32_MAX, NULL, -EBADMSG },
+	{ "a variable without =", ENV, 0, "USER", -EBADMSG },
+	{ "more variables than the bound", N_ENV, DURESS_MANIFEST_MAX_ENV + 1, NULL, -EBADMSG },
+	{ "a job at another descriptor", FD, DURESS_RUNNER_FIRST_JOB_FD + 1, NULL, -EBADMSG },
+	{ "the second chain numbering from the start", SECOND_FD, DURESS_RUNNER_FIRST_JOB_FD, NULL,
+	  -EBADMSG },
+	{ "elf neither 0 nor 1", ELF, 2, NULL, -EBADMSG },
+	{ "an empty job name", NAME, 0, "", -EBADMSG },
+};
+
+static struct fields fields_of(enum field field, uint32_t value, const char *text)
+{
+	struct fields f = {
+		.flags = DURESS_RUN_DEBUG,
+		.n_chains = field == SECOND_FD ? 2 : 1,
+		.gid = 1000,
+		.n_env = 1,
+		.env = "USER=a",
+		.fd = DURESS_RUNNER_FIRST_JOB_FD,
+		.second_fd = DURESS_RUNNER_FIRST_JOB_FD + 1,
+		.name = "job",
+	};
+	uint32_t *numbers[] = {
+		[FLAGS] = &f.flags, [N_CHAINS] = &f.n_chains,   [GID] = &f.gid, [N_ENV] = &f.n_env,
+		[FD] = &f.fd,       [SECOND_FD] = &f.second_fd, [ELF] = &f.elf
+	};
+
+	if (field == ENV)
+		f.env = text;
+	else if (field == NAME)
+		f.name = text;
+	else if (field != NOTHING)
+		*numbers[field] = value;
+	return f;
+}
+
+struct buf {
+	char bytes[8192];
+	size_t len;
+};
+
+static void put_bytes(struct buf *b, const void *p, size_t n)
+{
+	assert_true(b->len + n <= sizeof(b->bytes));
+	memcpy(b->bytes + b->len, p, n);
+	b->len += n;
+}
+
+static void put_u32(struct buf *b, uint32_t v)
+{
+	put_bytes(b, &v, sizeof(v));
+}
+
+static void put_chain(struct buf *b, const struct fields *f, uint32_t fd)
+{
+	put_u32(b, 1000);
+	put_u32(b, f->gid);
+	put_u32(b, 1);
+	put_u32(b, f->gid);
+	put_u32(b, f->n_env);
+	for (uint32_t i = 0; i < f->n_env; i++)
+		put_bytes(b, f->env, strlen(f->env) + 1);
+	put_u32(b, 1);
+	put_u32(b, fd);
+	put_u32(b, f->elf);
+	put_bytes(b, f->name, strlen(f->name) + 1);
+}
+
+static void reader_checks_each_field(void **state)
+{
+	static const char magic[16] = "duress-runner-1";
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(field_rows) / sizeof(field_rows[0]); i++) {
+		const struct fields fields = fields_of(field_rows[i].field, field_rows[i].value,
+						       field_rows[i].text),
+				    *f = &fields;
+		struct buf b = { .len = 0 };
+		int r;
+
+		put_bytes(&b, magic, sizeof(magic));
+		put_u32(&b, f->flags);
+		put_u32(&b, f->n_chains);
+		put_chain(&b, f, f->fd);
+		if (f->n_chains == 2)
+			put_chain(&b, f, f->second_fd);
+		r = read_bytes(b.bytes, b.len);
+		if (r != field_rows[i].result)
+			fail_msg("%s: read gave %d, expected %d", field_rows[i].what, r,
+				 field_rows[i].result);
+	}
+}
+
+/* Only a regular file (the sealed memfd) is a manifest: not a pipe's stream. */
+static void reader_wants_a_file(void **state)
+{
+	struct duress_manifest m;
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "duress-runner-1", 16), 16);
+	close(p[1]);
+	assert_int_equal(duress_manifest_read(p[0], &m), -EBADMSG);
+	close(p[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +287,8 @@ int main(void)
 		cmocka_unit_test(truncations_refused),
 		cmocka_unit_test(counts_bounded),
 		cmocka_unit_test(writer_bounded),
+		cmocka_unit_test(reader_checks_each_field),
+		cmocka_unit_test(reader_wants_a_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
