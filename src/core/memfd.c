@@ -24,8 +24,7 @@ int duress_memfd_new(void)
 	/* Kernels before 6.3 do not know MFD_EXEC; their memfds are executable anyway. */
 	if (fd < 0 && errno == EINVAL)
 		fd = memfd_create("duress-action", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	fd = duress_fd_above_stdio(fd);
-	return fd < 0 ? -errno : fd;
+	return duress_fd_above_stdio(fd);
 }
 
 int duress_stream_content(int fd, uint64_t max, int memfd, unsigned char *buf,

@@ -83,10 +83,14 @@ int duress_fd_above_stdio(int fd)
 {
 	int moved;
 
-	if (fd < 0 || fd > STDERR_FILENO)
+	if (fd < 0)
+		return -errno;
+	if (fd > STDERR_FILENO)
 		return fd;
 	/* The application had closed a standard descriptor: do not take its place. */
 	moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	if (moved < 0)
+		moved = -errno;
 	close(fd);
 	return moved;
 }
@@ -239,6 +243,18 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+/* With wait=, the pipe the runner closes when it is done; 0 or -errno. */
+static int open_wait_pipe(unsigned wait_seconds, int done[2])
+{
+	if (wait_seconds == 0)
+		return 0;
+	if (pipe2(done, O_CLOEXEC) < 0)
+		return -errno;
+	done[0] = duress_fd_above_stdio(done[0]);
+	done[1] = duress_fd_above_stdio(done[1]);
+	return done[0] < 0 ? done[0] : done[1] < 0 ? done[1] : 0;
+}
+
 static int runner_flags(unsigned wait_seconds, const struct duress_log *lg)
 {
 	return (lg && lg->debug ? DURESS_RUN_DEBUG : 0) | (wait_seconds ? DURESS_RUN_WAIT : 0);
@@ -249,30 +265,24 @@ int duress_spawn(const char *runner_path, const struct duress_chain *chains, siz
 {
 	struct handover h = { .devnull = -1 };
 	int done[2] = { -1, -1 };
-	int manifest = -1;
-	int r;
+	int manifest, r;
 
 	manifest = duress_manifest_write(chains, n_chains, runner_flags(wait_seconds, lg));
-	manifest = duress_fd_above_stdio(manifest);
-	if (manifest < 0) {
-		r = manifest == -1 ? -errno : manifest;
-		goto out;
+	if (manifest >= 0)
+		manifest = duress_fd_above_stdio(manifest);
+	r = manifest < 0 ? manifest : 0;
+	if (r == 0) {
+		h.devnull = duress_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
+		r = h.devnull < 0 ? h.devnull : open_wait_pipe(wait_seconds, done);
 	}
-	h.devnull = duress_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
-	if (h.devnull < 0 || (wait_seconds > 0 && pipe2(done, O_CLOEXEC) < 0)) {
-		r = -errno;
-		goto out;
-	}
-	done[0] = duress_fd_above_stdio(done[0]);
-	done[1] = duress_fd_above_stdio(done[1]);
-	r = handover_init(&h, manifest, done[1], chains, n_chains);
+	if (r == 0)
+		r = handover_init(&h, manifest, done[1], chains, n_chains);
 	if (r == 0)
 		r = start_runner(runner_path, &h);
 	if (r == 0 && done[1] >= 0) {
 		close_fd(&done[1]);
 		wait_for_runner(done[0], wait_seconds);
 	}
-out:
 	if (r == -ECHILD) {
 		duress_log(lg, LOG_ERR, "the action runner %s failed to start", runner_path);
 	} else if (r < 0) {

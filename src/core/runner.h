@@ -18,8 +18,9 @@ struct duress_pam_items {
 };
 
 /*
- * Moves fd above 0-2 (close-on-exec) if the application had closed one of
- * them and fd took its place; returns the descriptor to use, or -1.
+ * Moves fd, just returned by a call that opens one (-1: it failed, errno
+ * says why), above 0-2 (close-on-exec) if the application had closed one of
+ * them and fd took its place.  Returns the descriptor to use, or -errno.
  */
 int duress_fd_above_stdio(int fd);
 
