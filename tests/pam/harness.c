@@ -150,6 +150,26 @@ char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+char *read_proc(const char *path, size_t *len)
+{
+	char *buf = calloc(1, 65536);
+	size_t used = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_non_null(buf);
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	while (used < 65535 && (n = read(fd, buf + used, 65535 - used)) > 0)
+		used += (size_t)n;
+	close(fd);
+	if (len)
+		*len = used;
+	return buf;
+}
+
 bool file_exists(const char *path)
 {
 	struct stat st;

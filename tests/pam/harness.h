@@ -78,6 +78,8 @@ void make_dir(const char *path, uid_t uid, mode_t mode);
 void write_file(const char *path, const void *data, size_t len, uid_t uid, mode_t mode);
 /* The whole file, NUL-terminated (free it), or NULL if it does not exist. */
 char *read_file(const char *path, size_t *len);
+/* A /proc file (its size says 0: read_file() cannot), NUL-terminated, or NULL; free it. */
+char *read_proc(const char *path, size_t *len);
 void remove_tree(const char *path);
 bool file_exists(const char *path);
 
