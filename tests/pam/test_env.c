@@ -219,6 +219,7 @@ static void script_without_shebang(void **state)
 	check_env(&ev, &a, U(ALICE), true);
 	check_fds(&ev, true);
 	evidence_free(&ev);
+	expect_runs((const char *const[]){ "plain-act", NULL }, false);
 }
 
 /*
