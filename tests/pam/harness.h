@@ -155,8 +155,8 @@ size_t runs_count(void);
 int reaper_init(void);
 /*
  * Waits (15 s, 60 s under valgrind) until no process the module started is
- * left, reaping them; fails the test naming what still runs.  Returns how
- * many processes it reaped.
+ * left, reaping them; past the bound kills them and fails the test naming
+ * them.  Returns how many processes it reaped.
  */
 size_t wait_actions(void);
 /* The same, but never fails: what is left is killed.  Returns how many were. */

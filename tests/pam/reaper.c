@@ -160,24 +160,46 @@ static void reap_adopted(struct adopted *a, double seconds)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* "PID command line; ..." for what is still running (free it). */
+/* "PID command line", then what it started in [...], as deep as it goes (bounded). */
+static void describe_tree(FILE *f, pid_t pid, int depth)
+{
+	char path[64], *cmdline, *children;
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	cmdline = read_proc(path, &len);
+	for (size_t j = 0; cmdline && j + 1 < len; j++)
+		cmdline[j] = cmdline[j] ? cmdline[j] : ' ';
+	fprintf(f, "%d %s", (int)pid, cmdline && *cmdline ? cmdline : "(ended)");
+	free(cmdline);
+	/* The runner's processes have one thread each: the main thread's children are all. */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	children = depth < 8 ? read_proc(path, NULL) : NULL;
+	if (children && *children) {
+		char *save = NULL;
+
+		fputs(" [", f);
+		for (char *c = strtok_r(children, " \n", &save); c;
+		     c = strtok_r(NULL, " \n", &save)) {
+			describe_tree(f, (pid_t)strtol(c, NULL, 10), depth + 1);
+			fputs(save && *save ? "; " : "", f);
+		}
+		fputs("]", f);
+	}
+	free(children);
+}
+
+/* What is still running, with what each started (free it). */
 static char *describe(const struct adopted *a)
 {
-	char *out = NULL, path[64];
+	char *out = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&out, &size);
 
 	assert_non_null(f);
 	for (size_t i = 0; i < a->n; i++) {
-		size_t len = 0;
-		char *cmdline;
-
-		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)a->pid[i]);
-		cmdline = read_proc(path, &len);
-		for (size_t j = 0; cmdline && j + 1 < len; j++)
-			cmdline[j] = cmdline[j] ? cmdline[j] : ' ';
-		fprintf(f, "%s%d %s", i ? "; " : "", (int)a->pid[i], cmdline ? cmdline : "?");
-		free(cmdline);
+		fputs(i ? "; " : "", f);
+		describe_tree(f, a->pid[i], 0);
 	}
 	fclose(f);
 	return out;
@@ -186,6 +208,24 @@ static char *describe(const struct adopted *a)
 static double bound(void)
 {
 	return W.valgrind ? 60.0 : 15.0;
+}
+
+/*
+ * Kills what is still running: it would spoil the tests after this one.  A
+ * killed process's own children are adopted in turn: rounds until none is
+ * left.  Returns how many it killed.
+ */
+static size_t kill_the_rest(struct adopted *a)
+{
+	size_t killed = 0;
+
+	for (int round = 0; a->n > 0 && round < 10; round++) {
+		for (size_t i = 0; i < a->n; i++)
+			kill(a->pid[i], SIGKILL);
+		killed += a->n;
+		reap_adopted(a, 5.0);
+	}
+	return killed;
 }
 
 size_t wait_actions(void)
@@ -198,7 +238,8 @@ size_t wait_actions(void)
 
 		snprintf(msg, sizeof(msg), "%s", what);
 		free(what);
-		fail_msg("still running after %.0f s: %s", bound(), msg);
+		kill_the_rest(&a);
+		fail_msg("still running after %.0f s (killed): %s", bound(), msg);
 	}
 	return a.reaped;
 }
@@ -206,20 +247,14 @@ size_t wait_actions(void)
 size_t end_actions(void)
 {
 	struct adopted a = { 0 };
-	size_t killed = 0;
 
 	reap_adopted(&a, bound());
-	/* A killed process's own children are adopted in turn: rounds until none is left. */
-	for (int round = 0; a.n > 0 && round < 10; round++) {
+	if (a.n > 0) {
 		char *what = describe(&a);
 
-		printf("# killed, still running after %.0f s: %s\n", bound(), what);
+		printf("# still running after %.0f s (killed): %s\n", bound(), what);
 		fflush(stdout);
 		free(what);
-		for (size_t i = 0; i < a.n; i++)
-			kill(a.pid[i], SIGKILL);
-		killed += a.n;
-		reap_adopted(&a, 5.0);
 	}
-	return killed;
+	return kill_the_rest(&a);
 }
