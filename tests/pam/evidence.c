@@ -158,17 +158,6 @@ size_t runs_count(void)
 	return n;
 }
 
-size_t wait_runs(size_t n)
-{
-	double deadline = now() + (W.valgrind ? 60.0 : 15.0);
-
-	while (runs_count() < n && now() < deadline)
-		sleep_ms(50);
-	/* Then long enough for any extra run to show. */
-	sleep_ms(500);
-	return runs_count();
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -206,15 +195,11 @@ void expect_runs(const char *const *expected, bool ordered)
 	const char **sorted;
 	char *text, **got;
 	bool same;
-	double deadline;
 
 	while (expected[want])
 		want++;
-	deadline = now() + (W.valgrind ? 30.0 : 5.0);
-	while (runs_count() < want && now() < deadline)
-		sleep_ms(20);
-	/* An action that should not have run would have by now. */
-	sleep_ms(500);
+	/* Nothing is still to come: what runs holds now is all it will hold. */
+	wait_actions();
 	text = read_file(W.runs, NULL);
 	got = split_lines(text, &n);
 	sorted = calloc(want + 1, sizeof(char *));

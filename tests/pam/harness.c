@@ -150,6 +150,26 @@ char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+char *read_proc(const char *path, size_t *len)
+{
+	char *buf = calloc(1, 65536);
+	size_t used = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_non_null(buf);
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	while (used < 65535 && (n = read(fd, buf + used, 65535 - used)) > 0)
+		used += (size_t)n;
+	close(fd);
+	if (len)
+		*len = used;
+	return buf;
+}
+
 bool file_exists(const char *path)
 {
 	struct stat st;
@@ -369,7 +389,7 @@ int world_init(void)
 		fputs("test_pam: run through meson test: pam_wrapper is not preloaded\n", stderr);
 		return -1;
 	}
-	if (sodium_init() < 0)
+	if (sodium_init() < 0 || reaper_init() < 0)
 		return -1;
 	W.root = geteuid() == 0;
 	/* valgrind puts its own preload first; timing bounds get looser under it. */
@@ -412,10 +432,9 @@ void world_destroy(void)
 		printf("kept %s\n", W.tmp);
 		return;
 	}
-	/* An action still running (wait1_sleep3's) may add a file while we remove. */
-	for (int i = 0; W.tmp[0] && i < 20 && !try_remove_tree(W.tmp); i++)
-		sleep_ms(250);
-	if (file_exists(W.tmp))
+	/* Every test waits for its actions, but one that failed may not have. */
+	end_actions();
+	if (W.tmp[0] && !try_remove_tree(W.tmp))
 		fprintf(stderr, "test_pam: warning: could not remove %s\n", W.tmp);
 }
 
@@ -424,6 +443,11 @@ int fresh_test(void **state)
 	char path[PATH_MAX];
 
 	(void)state;
+	/* A hung authentication must fail the run, not stall it (meson's timeout: 300 s). */
+	alarm(W.valgrind ? 280 : 120);
+	/* Only a test that failed leaves actions running: they must not spoil this one. */
+	if (end_actions() > 0)
+		fail_msg("an earlier test left processes running (killed)");
 	W.gen++;
 	pathf(W.results, "%s/results/%u", W.tmp, W.gen);
 	pathf(W.runs, "%s/runs", W.results);
@@ -456,8 +480,6 @@ int fresh_test(void **state)
 		pathf(path, "%s/%s", W.tmp, *d);
 		remove_tree(path);
 	}
-	/* A hung authentication must fail the run, not stall it (meson's timeout: 300 s). */
-	alarm(W.valgrind ? 280 : 120);
 	return 0;
 }
 

@@ -78,6 +78,8 @@ void make_dir(const char *path, uid_t uid, mode_t mode);
 void write_file(const char *path, const void *data, size_t len, uid_t uid, mode_t mode);
 /* The whole file, NUL-terminated (free it), or NULL if it does not exist. */
 char *read_file(const char *path, size_t *len);
+/* A /proc file (its size says 0: read_file() cannot), NUL-terminated, or NULL; free it. */
+char *read_proc(const char *path, size_t *len);
 void remove_tree(const char *path);
 bool file_exists(const char *path);
 
@@ -138,15 +140,27 @@ void sleep_ms(unsigned ms);
 /* Polls for a file, up to timeout_ms. */
 bool wait_for_file(const char *path, unsigned timeout_ms);
 /*
- * Waits (bounded) for results/runs to hold the expected lines, then a little
- * longer, and asserts it holds exactly those: NULL-terminated list; in that
- * order if ordered, else as a multiset.  An empty list asserts nothing ran.
+ * Waits until every action started so far has ended (wait_actions), then
+ * asserts that results/runs holds exactly the expected lines: NULL-terminated
+ * list; in that order if ordered, else as a multiset.  An empty list asserts
+ * that nothing ran.
  */
 void expect_runs(const char *const *expected, bool ordered);
 /* Number of lines in results/runs. */
 size_t runs_count(void);
-/* Waits (bounded) for n lines in results/runs, then a little longer; returns the count. */
-size_t wait_runs(size_t n);
+
+/* --- what the module started (reaper.c) ---------------------------------- */
+
+/* Makes the test process a child subreaper: it adopts what the runner leaves. */
+int reaper_init(void);
+/*
+ * Waits (15 s, 60 s under valgrind) until no process the module started is
+ * left, reaping them; past the bound kills them and fails the test naming
+ * them.  Returns how many processes it reaped.
+ */
+size_t wait_actions(void);
+/* The same, but never fails: what is left is killed.  Returns how many were. */
+size_t end_actions(void);
 
 struct evidence {
 	char *text;

@@ -144,7 +144,7 @@ static void script_environment(const struct auth *variant)
 	action_add(U(ALICE)->dir, "env-act", U(ALICE)->uid, U(ALICE)->duress);
 	assert_int_equal(auth_run(&a), PAM_SUCCESS);
 	evidence_path(path, "env-act");
-	assert_true(wait_for_file(path, 5000));
+	wait_actions();
 	evidence_load(&ev, path);
 	check_env(&ev, &a, U(ALICE), true);
 	check_ids(&ev, U(ALICE));
@@ -184,7 +184,7 @@ static void elf_exact(void **state)
 	action_elf(U(ALICE)->dir, "elf-act", U(ALICE)->uid, U(ALICE)->duress);
 	assert_int_equal(auth_run(&a), PAM_SUCCESS);
 	evidence_path(path, "elf-act");
-	assert_true(wait_for_file(path, 5000));
+	wait_actions();
 	evidence_load(&ev, path);
 	assert_string_equal(evidence_get(&ev, "argc"), "1");
 	assert_string_equal(evidence_get(&ev, "argv0"), "elf-act");
@@ -212,13 +212,14 @@ static void script_without_shebang(void **state)
 	action_sign(path, U(ALICE)->duress);
 	assert_int_equal(auth_run(&a), PAM_SUCCESS);
 	evidence_path(path, "plain-act");
-	assert_true(wait_for_file(path, 5000));
+	wait_actions();
 	evidence_load(&ev, path);
 	/* execve("/bin/sh", { name, "/dev/fd/3" }): the command line starts with the name. */
 	assert_true(strncmp(evidence_get(&ev, "cmdline"), "plain-act ", 10) == 0);
 	check_env(&ev, &a, U(ALICE), true);
 	check_fds(&ev, true);
 	evidence_free(&ev);
+	expect_runs((const char *const[]){ "plain-act", NULL }, false);
 }
 
 /*

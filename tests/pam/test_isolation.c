@@ -65,27 +65,6 @@ static pid_t action_pid(const char *name)
 	return pid > 0 ? (pid_t)pid : -1;
 }
 
-/* A /proc file (its size says 0: read_file() cannot), NUL-terminated; free it. */
-static char *read_proc(const char *path, size_t *len)
-{
-	char *buf = calloc(1, 65536);
-	size_t used = 0;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	assert_non_null(buf);
-	if (fd < 0) {
-		free(buf);
-		return NULL;
-	}
-	while (used < 65535 && (n = read(fd, buf + used, 65535 - used)) > 0)
-		used += (size_t)n;
-	close(fd);
-	if (len)
-		*len = used;
-	return buf;
-}
-
 /* The parent of pid from /proc/PID/stat (after the name, which may hold anything). */
 static pid_t parent_of(pid_t pid)
 {
