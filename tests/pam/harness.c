@@ -514,6 +514,23 @@ void action_script(const char *dir, const char *name, uid_t uid, const char *pre
 
 extern char **environ;
 
+char **env_edited(const char *drop, char *add)
+{
+	size_t n = 0, used = 0;
+	char **envp;
+
+	while (environ[n])
+		n++;
+	envp = calloc(n + 2, sizeof(char *));
+	assert_non_null(envp);
+	if (add)
+		envp[used++] = add;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], drop, strlen(drop)) != 0)
+			envp[used++] = environ[i];
+	return envp;
+}
+
 /*
  * Our environment without PAM_WRAPPER*: pam_wrapper would otherwise set
  * itself up in every child too, each time in a new /tmp/pam.? directory
@@ -521,17 +538,7 @@ extern char **environ;
  */
 static char **env_without_pam_wrapper(void)
 {
-	size_t n = 0, used = 0;
-	char **envp;
-
-	while (environ[n])
-		n++;
-	envp = calloc(n + 1, sizeof(char *));
-	assert_non_null(envp);
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "PAM_WRAPPER", 11) != 0)
-			envp[used++] = environ[i];
-	return envp;
+	return env_edited("PAM_WRAPPER", NULL);
 }
 
 /* cheap: the cheapest cost libsodium allows, which keeps valgrind and ASan runs fast. */

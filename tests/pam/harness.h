@@ -173,6 +173,12 @@ void evidence_load(struct evidence *ev, const char *path);
 void evidence_free(struct evidence *ev);
 /* Value of the first line "key value", or NULL. */
 const char *evidence_get(const struct evidence *ev, const char *key);
+/*
+ * A copy of our environment (free the array only) without the entries that
+ * start with drop, and with add (if not NULL) first.
+ */
+char **env_edited(const char *drop, char *add);
+
 /* Value of environment variable name (from "env NAME=value"), or NULL. */
 const char *evidence_env(const struct evidence *ev, const char *name);
 

@@ -4,8 +4,8 @@
  * thread-safe, and it leaks no descriptors across many calls in one process.
  */
 #include "harness.h"
+#include "tests/lib/fds.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -245,23 +245,12 @@ static void threads(void **state)
 	expect_runs(expected, false);
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* SPEC 4: no descriptor leaks across many authentications in one process. */
 static void no_fd_leak(void **state)
 {
 	const int rounds = W.valgrind ? 60 : 200;
-	int before, after, duress = 0;
+	size_t before, after;
+	int duress = 0;
 
 	(void)state;
 	slow_action("count", "echo \"$N\" >>\"$R/runs\"; exit 0\n");
@@ -269,7 +258,7 @@ static void no_fd_leak(void **state)
 	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_SUCCESS);
 	assert_int_equal(auth_quick("after", "alice", "wrong"), PAM_AUTH_ERR);
 	duress++;
-	before = count_fds();
+	before = count_open_fds();
 	for (int i = 0; i < rounds; i++) {
 		const char *pw = i % 20 == 0 ? U(ALICE)->duress : i % 2 ? U(ALICE)->real : "wrong";
 		int want = pw == U(ALICE)->duress || pw == U(ALICE)->real ? PAM_SUCCESS :
@@ -278,7 +267,7 @@ static void no_fd_leak(void **state)
 		assert_int_equal(auth_quick(i % 4 == 1 ? "before" : "after", "alice", pw), want);
 		duress += pw == U(ALICE)->duress;
 	}
-	after = count_fds();
+	after = count_open_fds();
 	assert_int_equal(before, after);
 	wait_actions();
 	assert_int_equal(runs_count(), duress);

@@ -195,18 +195,10 @@ static void heavy_accounts(char out[PATH_MAX], const char *real)
 /* Our environment with NSS_WRAPPER_PASSWD=passwd (free the array and its first entry). */
 static char **env_with_passwd(const char *passwd)
 {
-	size_t n = 0, used = 1;
-	char **envp;
+	char *set;
 
-	while (environ[n])
-		n++;
-	envp = calloc(n + 2, sizeof(char *));
-	assert_non_null(envp);
-	assert_true(asprintf(&envp[0], "NSS_WRAPPER_PASSWD=%s", passwd) > 0);
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "NSS_WRAPPER_PASSWD=", 19) != 0)
-			envp[used++] = environ[i];
-	return envp;
+	assert_true(asprintf(&set, "NSS_WRAPPER_PASSWD=%s", passwd) > 0);
+	return env_edited("NSS_WRAPPER_PASSWD=", set);
 }
 
 /*

@@ -2,7 +2,6 @@
 /* Helpers shared by the directory, authentication and runner tests (fixture.h). */
 #include "fixture.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
@@ -99,18 +98,6 @@ void fx_sign(int dir_fd, const char *name, const char *content, const char *pass
 	n = duress_sig_format(&s, line, sizeof(line));
 	assert_true(n > 0);
 	fx_write_beside(dir_fd, name, DURESS_SIG_SUFFIX, line, (size_t)n, 0644, uid, gid);
-}
-
-size_t fx_count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	size_t n = 0;
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n; /* ".", ".." and the listing's own descriptor: the same every time */
 }
 
 ssize_t fx_read_all(int fd, char *buf, size_t size)

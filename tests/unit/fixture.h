@@ -52,8 +52,5 @@ void fx_fast_params(struct duress_params *p);
 void fx_sign(int dir_fd, const char *name, const char *content, const char *password,
 	     const struct duress_params *p, uid_t uid, gid_t gid);
 
-/* The number of descriptors this process has open. */
-size_t fx_count_fds(void);
-
 /* The whole content of fd from offset 0, NUL-terminated, in buf; the length or -1. */
 ssize_t fx_read_all(int fd, char *buf, size_t size);

@@ -24,6 +24,7 @@
 
 #include "auth_world.h"
 #include "fixture.h"
+#include "tests/lib/fds.h"
 
 enum runner { FAKE, FAILING, MISSING };
 
@@ -197,7 +198,7 @@ static void run_case(void **state)
 	char got[4096], want[4096];
 	struct duress_opts o;
 	enum duress_outcome out;
-	size_t fds = fx_count_fds();
+	size_t fds = count_open_fds();
 	bool ran;
 
 	if (c->needs_root && !W.root) {
@@ -222,7 +223,7 @@ static void run_case(void **state)
 		assert_string_equal(got, want);
 	}
 	/* Nothing of the authentication stays open. */
-	assert_int_equal(fx_count_fds(), fds);
+	assert_int_equal(count_open_fds(), fds);
 }
 
 static int build(void **state)

@@ -22,6 +22,7 @@
 
 #include "auth_world.h"
 #include "fixture.h"
+#include "tests/lib/fds.h"
 
 /* --- the fault: the fail_at-th allocation while armed -------------------- */
 
@@ -115,7 +116,7 @@ static void run_case(void **state)
 {
 	const struct fault_case *c = *state;
 	struct tally t = { 0 };
-	size_t fds = fx_count_fds();
+	size_t fds = count_open_fds();
 	enum duress_outcome out;
 	bool ran;
 
@@ -134,7 +135,7 @@ static void run_case(void **state)
 		if (ran != (out == DURESS_MATCH_DENIED))
 			fail_msg("allocation %ld failed: answered %d, the runner %s", k, (int)out,
 				 ran ? "ran" : "did not run");
-		if (fx_count_fds() != fds)
+		if (count_open_fds() != fds)
 			fail_msg("allocation %ld failed: a descriptor was left open", k);
 		t.answers[out]++;
 	}

@@ -24,6 +24,7 @@
 
 #include "core/actions.h"
 #include "fixture.h"
+#include "tests/lib/fds.h"
 
 #define RIGHT "right horse"
 #define WRONG "wrong horse"
@@ -385,7 +386,7 @@ static void run_case(void **state)
 {
 	const struct dir_case *c = *state;
 	struct duress_caps caps = caps_of(c);
-	size_t fds = fx_count_fds();
+	size_t fds = count_open_fds();
 	struct duress_dir d;
 
 	make_dir(c);
@@ -393,7 +394,7 @@ static void run_case(void **state)
 	if (c->load_result < 0) {
 		/* A failed load leaves nothing to free, and nothing open. */
 		assert_false(duress_dir_loaded(&d));
-		assert_int_equal(fx_count_fds(), fds);
+		assert_int_equal(count_open_fds(), fds);
 		return;
 	}
 	expect_loaded(&d, c);
@@ -402,7 +403,7 @@ static void run_case(void **state)
 	load(&d, c, &caps);
 	verify(&d, c, WRONG);
 	duress_dir_free(&d);
-	assert_int_equal(fx_count_fds(), fds);
+	assert_int_equal(count_open_fds(), fds);
 }
 
 static int make_tmp(void **state)
@@ -458,17 +459,17 @@ static void free_twice(void **state)
 {
 	const struct dir_case *c = &cases[0];
 	struct duress_caps caps = caps_of(c);
-	size_t fds = fx_count_fds();
+	size_t fds = count_open_fds();
 	struct duress_dir d;
 
 	(void)state;
 	make_dir(c);
 	load(&d, c, &caps);
 	assert_true(duress_dir_loaded(&d));
-	assert_int_equal(fx_count_fds(), fds + 1);
+	assert_int_equal(count_open_fds(), fds + 1);
 	duress_dir_free(&d);
 	assert_false(duress_dir_loaded(&d));
-	assert_int_equal(fx_count_fds(), fds);
+	assert_int_equal(count_open_fds(), fds);
 	if (fcntl(0, F_GETFD) < 0)
 		assert_int_equal(open("/dev/null", O_RDONLY), 0);
 	duress_dir_free(&d);
