@@ -6,41 +6,21 @@
  *
  *   auth_child SERVICE USER PASSWORD     exit status: the PAM result
  */
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 
 #include <security/pam_appl.h>
 
-static int conv(int n, const struct pam_message **msg, struct pam_response **resp, void *data)
-{
-	struct pam_response *r = calloc((size_t)n, sizeof(*r));
-
-	if (!r)
-		return PAM_BUF_ERR;
-	for (int i = 0; i < n; i++) {
-		if (msg[i]->msg_style != PAM_PROMPT_ECHO_OFF)
-			continue;
-		r[i].resp = strdup(data);
-		if (!r[i].resp) {
-			for (int j = 0; j < i; j++)
-				free(r[j].resp);
-			free(r);
-			return PAM_BUF_ERR;
-		}
-	}
-	*resp = r;
-	return PAM_SUCCESS;
-}
+#include "conv.h"
 
 int main(int argc, char **argv)
 {
 	pam_handle_t *ph = NULL;
-	struct pam_conv pc = { conv, NULL };
+	struct conv_password s = { .password = argc == 4 ? argv[3] : NULL };
+	const struct pam_conv pc = { conv_password, &s };
 	int r;
 
 	if (argc != 4)
 		return 127;
-	pc.appdata_ptr = argv[3];
 	r = pam_start(argv[1], argv[2], &pc, &ph);
 	if (r != PAM_SUCCESS)
 		return r;

@@ -10,38 +10,7 @@
 
 #include <security/pam_appl.h>
 
-struct conv_state {
-	const char *password;
-	int prompts;
-};
-
-/* Answers every password prompt with the same password, counting them. */
-static int conv(int n, const struct pam_message **msg, struct pam_response **resp, void *data)
-{
-	struct conv_state *s = data;
-	struct pam_response *r;
-
-	if (n <= 0)
-		return PAM_CONV_ERR;
-	r = calloc((size_t)n, sizeof(*r));
-	if (!r)
-		return PAM_BUF_ERR;
-	for (int i = 0; i < n; i++) {
-		if (msg[i]->msg_style != PAM_PROMPT_ECHO_OFF &&
-		    msg[i]->msg_style != PAM_PROMPT_ECHO_ON)
-			continue;
-		s->prompts++;
-		r[i].resp = strdup(s->password);
-		if (!r[i].resp) {
-			for (int j = 0; j < i; j++)
-				free(r[j].resp);
-			free(r);
-			return PAM_BUF_ERR;
-		}
-	}
-	*resp = r;
-	return PAM_SUCCESS;
-}
+#include "conv.h"
 
 /*
  * Our own pam_start flow rather than libpamtest's: it sets PAM_RHOST,
@@ -50,8 +19,8 @@ static int conv(int n, const struct pam_message **msg, struct pam_response **res
  */
 int auth_run(struct auth *a)
 {
-	struct conv_state s = { .password = a->password };
-	const struct pam_conv pc = { conv, &s };
+	struct conv_password s = { .password = a->password };
+	const struct pam_conv pc = { conv_password, &s };
 	const struct {
 		int type;
 		const char *value;
