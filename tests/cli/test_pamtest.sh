@@ -6,9 +6,11 @@ set -u
 DURESS=$1
 MODULE=$2
 # The action runner of the same build tree, next to the module (src/meson.build).
-RUNNER=$(dirname "$MODULE")/duress-runner
+RUNNER=$(readlink -f "$(dirname "$MODULE")/duress-runner")
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/root.sh
+. "$(dirname "$0")/../lib/root.sh"
 
 if [ "$(id -u)" -eq 0 ]; then uid=20001 gid=20001; else uid=$(id -u) gid=$(id -g); fi
 hash=$(openssl passwd -6 'Real-pw-1')
@@ -31,18 +33,21 @@ pam_env() {
 		NSS_WRAPPER_PASSWD="$T/passwd" NSS_WRAPPER_GROUP="$T/group" "$@"
 }
 run_test() { # run_test PASSWORD [SERVICE]: sets out, rc
+	# shellcheck disable=SC2086 # $WRAP is a command prefix
 	out=$(pam_env $WRAP "$DURESS" test --stdin --service "${2:-duress-test}" alice <<<"$1" 2>&1)
 	rc=$?
 }
 # ran_as UID: the action wrote UID (waited for up to 5 s).
 ran_as() { wait_for 5 test -s "$T/out/ran" && [ "$(cat "$T/out/ran")" = "$1" ]; }
+# nothing_ran: a runner the login started is still there when it returns
+# and outlives its action; once none is left, the action would have written.
+nothing_ran() { wait_for 15 no_runner "$RUNNER" && test ! -e "$T/out/ran"; }
 
 run_test 'Real-pw-1'
 check "real password: exit 0" test $rc -eq 0
 check "real password: says the login would succeed" grep -qx "result: the login would succeed" <<<"$out"
 check "real password: authenticate and account reported" test "$(grep -c '^authenticate: Success$\|^account: Success$' <<<"$out")" -eq 2
-sleep 0.3
-check "real password: no action ran" test ! -e "$T/out/ran"
+check "real password: no action ran" nothing_ran
 
 run_test 'Duress-pw-2'
 check "duress password: exit 0" test $rc -eq 0
@@ -54,8 +59,7 @@ run_test 'Wrong-pw-3'
 check "wrong password: exit 1" test $rc -eq 1
 check "wrong password: says the login would be refused" grep -qx "result: the login would be refused" <<<"$out"
 check "wrong password: authentication failure reported" grep -qx "authenticate: Authentication failure" <<<"$out"
-sleep 0.3
-check "wrong password: no action ran" test ! -e "$T/out/ran"
+check "wrong password: no action ran" nothing_ran
 
 run_test 'Real-pw-1' other
 check "another service (pam_deny): refused" test $rc -eq 1

@@ -10,10 +10,12 @@ set -u
 DURESS=$1
 MODULE=$2
 EXAMPLES=$3
-RUNNER=$(dirname "$MODULE")/duress-runner
+RUNNER=$(readlink -f "$(dirname "$MODULE")/duress-runner")
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib/tap.sh
 . "$HERE/../lib/tap.sh"
+# shellcheck source=tests/lib/root.sh
+. "$HERE/../lib/root.sh"
 
 RECORDERS=()
 WORKERS_OF=()
@@ -247,7 +249,7 @@ mkdir -p "$T/pam.d" "$T/home/alice"
 mkdir -m 700 "$D"
 printf 'root:x:0:0:root:/root:/bin/sh\nalice:%s:%s:%s:Alice:%s:/bin/sh\n' "$hash" "$uid" "$gid" "$T/home/alice" >"$T/passwd"
 printf 'root:x:0:\nalice:x:%s:\n' "$gid" >"$T/group"
-printf 'auth [success=2 default=ignore] pam_unix.so nodelay\nauth [success=1 default=ignore] %s global_dir=%s/none runner=%s\nauth requisite pam_deny.so\nauth required pam_permit.so\naccount required pam_permit.so\n' "$MODULE" "$T" "$RUNNER" >"$T/pam.d/duress-test"
+printf 'auth [success=2 default=ignore] pam_unix.so nodelay\nauth [success=1 default=ignore] %s global_dir=%s/none runner=%s\nauth requisite pam_deny.so\nauth required pam_permit.so\naccount required pam_permit.so\n' "$MODULE" "$T" "$RUNNER" >"$T/pam.d/duress-alert-test"
 printf 'TRANSPORTS=webhook\nWEBHOOK_URL=http://127.0.0.1:%s/real\nWEBHOOK_TOKEN=RealSecret5\nRETRY_FOR=10\nRETRY_INTERVAL=1\n' "$P" >"$D/alert.conf"
 chmod 600 "$D/alert.conf"
 sed "s|^CONFIG=.*|CONFIG=$D/alert.conf|" "$EXAMPLES/alert" >"$D/alert"
@@ -267,19 +269,25 @@ run_check() {
 run_check
 check "duress check: the alert is ARMED" grep -qx "$D/alert: ARMED" <<<"$out"
 : >"$T/log"
-out=$(pam_env "$DURESS" test --stdin --service duress-test alice <<<"Duress-pw-2" 2>&1)
+out=$(pam_env "$DURESS" test --stdin --service duress-alert-test alice <<<"Duress-pw-2" 2>&1)
 check "duress login: the login would succeed" grep -qx "result: the login would succeed" <<<"$out"
 check "duress login: the alert arrives" wait_lines "$T/log" 1 15
 expect "duress login: user, service, Bearer token" "True Bearer RealSecret5" "$T/log" /real \
-	'str(all(l in json.loads(b)["text"].split("\n") for l in ["user: alice", "service: duress-test"])) + " " + h.get("authorization")'
+	'str(all(l in json.loads(b)["text"].split("\n") for l in ["user: alice", "service: duress-alert-test"])) + " " + h.get("authorization")'
 
 printf '# edited\n' >>"$D/alert.conf"
 run_check
 check "config edited: duress check says content changed since signing" grep -qx "$D/alert: SKIPPED: content changed since signing" <<<"$out"
 : >"$T/log"
-out=$(pam_env "$DURESS" test --stdin --service duress-test alice <<<"Duress-pw-2" 2>&1)
+out=$(pam_env "$DURESS" test --stdin --service duress-alert-test alice <<<"Duress-pw-2" 2>&1)
 check "config edited: the duress password no longer logs in" grep -qx "result: the login would be refused" <<<"$out"
-sleep 1
+# An action that ran anyway would have left the runner or its delivery
+# worker running when the login returned: once neither is, nothing more is
+# sent.  The worker runs from the runner's memfd (/bin/sh /dev/fd/N), so it
+# is found by the PAM_SERVICE the runner put in its environment.
+action_left() { grep -qlzx 'PAM_SERVICE=duress-alert-test' /proc/[0-9]*/environ 2>/dev/null; }
+settled() { no_runner "$RUNNER" && ! action_left; }
+check "config edited: no runner or alert worker left" wait_for 15 settled
 check "config edited: nothing is sent" test ! -s "$T/log"
 
 tap_end

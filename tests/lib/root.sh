@@ -6,7 +6,8 @@
 # What they check before they start (root, tools, a module pamtester can
 # load), how they run things as a test account, the namespaces' links, the
 # loop devices they make (detached on every exit path), and how they wait
-# for what a login started to end.
+# for what a login started to end.  The last, no_runner and what builds on
+# it, serves the unprivileged tests too (duress test, examples' alert).
 # shellcheck shell=bash
 
 # require_root REASON: skip the whole test, saying REASON, unless root.
