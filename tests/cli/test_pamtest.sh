@@ -39,9 +39,9 @@ run_test() { # run_test PASSWORD [SERVICE]: sets out, rc
 }
 # ran_as UID: the action wrote UID (waited for up to 5 s).
 ran_as() { wait_for 5 test -s "$T/out/ran" && [ "$(cat "$T/out/ran")" = "$1" ]; }
-# nothing_ran: a runner the login started is still there when it returns
-# and outlives its action; once none is left, the action would have written.
-nothing_ran() { wait_for 15 no_runner "$RUNNER" && test ! -e "$T/out/ran"; }
+# nothing_ran: once what the login started has ended (root.sh), an action
+# that ran would have written.
+nothing_ran() { actions_settled 15 "$RUNNER" && test ! -e "$T/out/ran"; }
 
 run_test 'Real-pw-1'
 check "real password: exit 0" test $rc -eq 0

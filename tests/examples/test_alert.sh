@@ -285,9 +285,9 @@ check "config edited: the duress password no longer logs in" grep -qx "result: t
 # worker running when the login returned: once neither is, nothing more is
 # sent.  The worker runs from the runner's memfd (/bin/sh /dev/fd/N), so it
 # is found by the PAM_SERVICE the runner put in its environment.
-action_left() { grep -qlzx 'PAM_SERVICE=duress-alert-test' /proc/[0-9]*/environ 2>/dev/null; }
-settled() { no_runner "$RUNNER" && ! action_left; }
-check "config edited: no runner or alert worker left" wait_for 15 settled
+no_worker_left() { ! grep -qzx 'PAM_SERVICE=duress-alert-test' /proc/[0-9]*/environ 2>/dev/null; }
+settled() { actions_settled 15 "$RUNNER" && wait_for 15 no_worker_left; }
+check "config edited: no runner or alert worker left" settled
 check "config edited: nothing is sent" test ! -s "$T/log"
 
 tap_end

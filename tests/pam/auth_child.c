@@ -15,12 +15,13 @@
 int main(int argc, char **argv)
 {
 	pam_handle_t *ph = NULL;
-	struct conv_password s = { .password = argc == 4 ? argv[3] : NULL };
+	struct conv_password s = { 0 };
 	const struct pam_conv pc = { conv_password, &s };
 	int r;
 
 	if (argc != 4)
 		return 127;
+	s.password = argv[3];
 	r = pam_start(argv[1], argv[2], &pc, &ph);
 	if (r != PAM_SUCCESS)
 		return r;
