@@ -12,14 +12,15 @@
 #include "escape.h"
 #include "kdf.h"
 #include "policy.h"
+#include "slots.h"
 
 /* The scopes, in the order they are checked (and their chains run). */
 enum { SCOPE_USER, SCOPE_GLOBAL, N_SCOPES };
 
 /* One directory's part of an authentication. */
 struct scope_run {
-	bool enabled;              /* configured: costs its Argon2id whatever its directory holds */
-	const char *path;          /* the directory: user_path, or global_dir= */
+	bool enabled;     /* configured (the user's: costs its stand-in, see check_scopes) */
+	const char *path; /* the directory: user_path, or global_dir= */
 	char user_path[PATH_MAX];  /* user_dir= expanded */
 	struct duress_identity as; /* whose rights open its files */
 	struct duress_dir dir;     /* zeroed unless loaded */
@@ -29,20 +30,33 @@ struct scope_run {
 /* The directory's path in a log line: escaped, and cut to a length syslog keeps. */
 #define LOGGED_PATH_MAX 1024
 
-/* A user names the files: each name is escaped, or it could forge log lines. */
+/*
+ * One line per directory for the entries it skips, whatever their number:
+ * the user makes them, and may make many.  The details are for `debug`.
+ * A user names the files: each name is escaped, or it could forge log lines.
+ */
 static void log_skips(const struct duress_dir *dir, const struct duress_log *lg)
 {
 	char path[LOGGED_PATH_MAX], name[DURESS_ESCAPED_SIZE(NAME_MAX)];
+	const struct duress_action *first = NULL;
+	size_t n = 0;
 
 	duress_escape(dir->path, path, sizeof(path));
 	for (size_t i = 0; i < dir->n_actions; i++) {
 		const struct duress_action *a = &dir->actions[i];
 
-		if (a->skip != DURESS_SKIP_NONE && a->skip != DURESS_SKIP_NOT_AN_ACTION)
-			duress_log(lg, LOG_WARNING, "%s/%s: %s, skipping", path,
-				   duress_escape(a->name, name, sizeof(name)),
-				   duress_skip_reason(a->skip));
+		if (a->skip == DURESS_SKIP_NONE || a->skip == DURESS_SKIP_NOT_AN_ACTION)
+			continue;
+		first = first ? first : a;
+		n++;
+		duress_debug(lg, "%s/%s: %s, skipping", path,
+			     duress_escape(a->name, name, sizeof(name)),
+			     duress_skip_reason(a->skip));
 	}
+	if (n > 0)
+		duress_log(lg, LOG_WARNING, "%s: %zu entr%s skipped, the first %s: %s", path, n,
+			   n == 1 ? "y" : "ies", duress_escape(first->name, name, sizeof(name)),
+			   duress_skip_reason(first->skip));
 }
 
 /* Loads s->path; a directory not there or not trusted is no error.  0 or -errno. */
@@ -146,11 +160,37 @@ static int verify_dir(struct scope_run *s, const unsigned char (*keys)[DURESS_KE
 }
 
 /*
- * Derives the keys of both enabled scopes at once (kdf.c), then checks each
- * directory's actions.  matches[i] for runs[i]; 0 or -errno.
+ * Takes a derivation slot when there is something to derive, derives, gives
+ * the slot back.  0, -ETIMEDOUT (no slot came free), or -errno.
  */
-static int check_scopes(struct scope_run *const runs[N_SCOPES], const struct duress_request *req,
-			const struct duress_log *lg, int matches[N_SCOPES])
+static int derive_keys(struct duress_kdf_scope *kdf, size_t n, const struct duress_opts *o,
+		       const struct duress_request *req, const struct duress_log *lg)
+{
+	struct duress_slot slot;
+	int r;
+
+	for (size_t k = 0; k < n; k++)
+		kdf[k].keys = NULL;
+	if (!duress_kdf_has_work(kdf, n))
+		return 0;
+	r = duress_slot_take(o, &slot, lg);
+	if (r == 0)
+		r = duress_kdf_derive(kdf, n, req->password, req->password_len);
+	duress_slot_release(&slot);
+	return r;
+}
+
+/*
+ * Derives the keys of the enabled scopes (kdf.c), then checks each
+ * directory's actions.  The user's scope pays its stand-in derivation
+ * whatever its directory holds: that hides which accounts have actions.
+ * The global one derives only what its directory really needs: whether it
+ * has armed actions is the same for every account.  matches[i] for
+ * runs[i]; 0 or -errno.
+ */
+static int check_scopes(struct scope_run *const runs[N_SCOPES], const struct duress_opts *o,
+			const struct duress_request *req, const struct duress_log *lg,
+			int matches[N_SCOPES])
 {
 	struct duress_kdf_scope kdf[N_SCOPES];
 	size_t of[N_SCOPES], n = 0;
@@ -160,13 +200,14 @@ static int check_scopes(struct scope_run *const runs[N_SCOPES], const struct dur
 		matches[i] = 0;
 		if (!runs[i]->enabled)
 			continue;
-		kdf[n] = (struct duress_kdf_scope){ 0 };
-		if (duress_dir_loaded(&runs[i]->dir))
-			kdf[n] = (struct duress_kdf_scope){ .params = runs[i]->dir.params,
-							    .n_params = runs[i]->dir.n_params };
+		kdf[n] = (struct duress_kdf_scope){ .stand_in = i == SCOPE_USER };
+		if (duress_dir_loaded(&runs[i]->dir)) {
+			kdf[n].params = runs[i]->dir.params;
+			kdf[n].n_params = runs[i]->dir.n_params;
+		}
 		of[n++] = i;
 	}
-	r = duress_kdf_derive(kdf, n, req->password, req->password_len);
+	r = derive_keys(kdf, n, o, req, lg);
 	for (size_t k = 0; k < n && r == 0; k++) {
 		matches[of[k]] = verify_dir(
 			runs[of[k]], (const unsigned char(*)[DURESS_KEY_LEN])kdf[k].keys, req, lg);
@@ -247,18 +288,6 @@ static void scope_free(struct scope_run *s)
 	duress_target_free(&s->target);
 }
 
-/* An unknown user costs what a known one without actions does. */
-static enum duress_outcome unknown_user(const struct duress_opts *o,
-					const struct duress_request *req)
-{
-	struct scope_run user = { .enabled = user_dir_enabled(o) },
-			 global = { .enabled = global_dir_enabled(o) };
-	struct scope_run *const runs[N_SCOPES] = { &user, &global };
-	int matches[N_SCOPES];
-
-	return check_scopes(runs, req, NULL, matches) < 0 ? DURESS_ERROR : DURESS_UNKNOWN_USER;
-}
-
 static void log_check_error(int r, const struct duress_log *lg)
 {
 	errno = -r;
@@ -282,8 +311,9 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	int m[N_SCOPES], r;
 
 	r = duress_getpw(req->user, 0, &p);
+	/* pam_unix answers at once for a name that is not an account: so do we. */
 	if (r == -ENOENT)
-		return unknown_user(o, req);
+		return DURESS_UNKNOWN_USER;
 	if (r < 0 || !p) {
 		errno = -r;
 		duress_log(lg, LOG_ERR, "cannot look up user %s: %m", req->user);
@@ -294,7 +324,12 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	if (r == 0)
 		r = load_global(&global, o, lg);
 	if (r == 0)
-		r = check_scopes(runs, req, lg, m);
+		r = check_scopes(runs, o, req, lg, m);
+	/* No slot came free: as for a wrong password, never a login. */
+	if (r == -ETIMEDOUT) {
+		out = DURESS_NO_MATCH;
+		goto out;
+	}
 	if (r < 0) {
 		log_check_error(r, lg);
 		goto out;
@@ -303,14 +338,17 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 		out = DURESS_NO_MATCH;
 		goto out;
 	}
-	if (start_actions(&user, &global, &p->pw, o, req, lg) < 0)
-		goto out;
 	match = (struct duress_match){ .user = m[SCOPE_USER] > 0, .global = m[SCOPE_GLOBAL] > 0 };
 	out = duress_login_allowed(o, &p->pw, req->items.service, match, lg) ? DURESS_MATCH :
 									       DURESS_MATCH_DENIED;
-	/* Before pam_unix, a login this answers skips its hash: pay for it here. */
+	/*
+	 * Before pam_unix, a login this answers skips its hash: pay for it here,
+	 * before the actions start and compete with it for the CPU.
+	 */
 	if (out == DURESS_MATCH && req->unix_follows)
 		duress_mirror_unix_hash(&p->pw, req->password);
+	if (start_actions(&user, &global, &p->pw, o, req, lg) < 0)
+		out = DURESS_ERROR;
 out:
 	scope_free(&user);
 	scope_free(&global);

@@ -4,9 +4,7 @@
 #include "account.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <shadow.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,62 +53,26 @@ static int derive_scope(struct duress_kdf_scope *s, const char *password, size_t
 			return r;
 		paid = paid || default_cost(&s->params[i]);
 	}
-	return paid ? 0 : dummy_derivation(password, len);
+	return paid || !s->stand_in ? 0 : dummy_derivation(password, len);
 }
 
-struct kdf_job {
-	struct duress_kdf_scope *scope;
-	const char *password;
-	size_t len;
-};
-
-static void *kdf_thread(void *arg)
+bool duress_kdf_has_work(const struct duress_kdf_scope *scopes, size_t n)
 {
-	struct kdf_job *job = arg;
-
-	job->scope->result = derive_scope(job->scope, job->password, job->len);
-	return NULL;
-}
-
-/*
- * The thread takes no signal: the application's handlers keep running on
- * its own threads.  Returns pthread_create()'s result.
- */
-static int start_thread(pthread_t *t, struct kdf_job *job)
-{
-	sigset_t all, old;
-	int r;
-
-	sigfillset(&all);
-	if (pthread_sigmask(SIG_SETMASK, &all, &old) != 0)
-		return EAGAIN;
-	r = pthread_create(t, NULL, kdf_thread, job);
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return r;
+	for (size_t i = 0; i < n; i++)
+		if (scopes[i].n_params > 0 || scopes[i].stand_in)
+			return true;
+	return false;
 }
 
 int duress_kdf_derive(struct duress_kdf_scope *scopes, size_t n, const char *password, size_t len)
 {
-	struct kdf_job job = { .scope = &scopes[0], .password = password, .len = len };
-	bool threaded = false;
-	pthread_t t;
 	int r = 0;
 
 	for (size_t i = 0; i < n; i++)
 		scopes[i].keys = NULL;
-	if (n > 1)
-		threaded = start_thread(&t, &job) == 0;
-	for (size_t i = threaded ? 1 : 0; i < n; i++)
-		scopes[i].result = derive_scope(&scopes[i], password, len);
-	/*
-	 * Our own joinable thread: joining it cannot fail.  If it did, the keys
-	 * it still writes would be freed under it: stop rather than go on.
-	 */
-	if (threaded && pthread_join(t, NULL) != 0)
-		abort();
-	for (size_t i = 0; i < n; i++)
-		if (scopes[i].result < 0)
-			r = scopes[i].result;
+	/* One after the other: one derivation's memory at a time, whatever the scopes hold. */
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = derive_scope(&scopes[i], password, len);
 	return r;
 }
 

@@ -14,19 +14,23 @@
 struct duress_kdf_scope {
 	const struct duress_params *params;
 	size_t n_params;
+	/*
+	 * Costs at least one Argon2id at the default cost (libsodium
+	 * INTERACTIVE) whatever its directory holds: a scope with no set at that
+	 * cost or more also derives a dummy key, thrown away, so that a prober
+	 * cannot tell a missing or empty directory from one with actions.
+	 */
+	bool stand_in;
 	unsigned char (*keys)[DURESS_KEY_LEN]; /* out: n_params keys (sodium_allocarray) */
-	int result;                            /* out: 0 or -errno */
 };
 
+/* Whether duress_kdf_derive() would derive anything for these scopes. */
+bool duress_kdf_has_work(const struct duress_kdf_scope *scopes, size_t n);
+
 /*
- * Derives the keys of every scope, each scope costing at least one Argon2id
- * at the default cost (libsodium INTERACTIVE): a scope with no set at that
- * cost or more also derives a dummy key, thrown away, so that a prober
- * cannot tell a missing or empty directory from one with actions.  Scope 0
- * is derived on a thread of its own while this one derives the others
- * (sequentially when no thread can be made): a login waits for the slowest
- * scope, not for their sum.  Returns 0, or -errno if any scope failed;
- * free the keys with duress_kdf_free() either way.
+ * Derives the keys of every scope, one derivation after the other, so that a
+ * login holds one derivation's memory at most.  Returns 0, or -errno if a
+ * derivation failed; free the keys with duress_kdf_free() either way.
  */
 int duress_kdf_derive(struct duress_kdf_scope *scopes, size_t n, const char *password, size_t len);
 

@@ -41,6 +41,8 @@ void duress_opts_default(struct duress_opts *o)
 		.user_dir = DURESS_USER_DIR_DEFAULT,
 		.elevation_services = DURESS_ELEVATION_DEFAULT,
 		.runner = DURESS_RUNNER_PATH,
+		.slot_dir = DURESS_SLOT_DIR,
+		.max_wait = DURESS_MAX_WAIT_DEFAULT,
 	};
 	duress_caps_default(&o->caps);
 	duress_user_caps_default(&o->user_caps);
@@ -178,6 +180,20 @@ static const char *value_of(const char *arg, const char *key)
 	return strncmp(arg, key, n) == 0 ? arg + n : NULL;
 }
 
+/* A plain decimal number within [min, max] (seconds, a count: no K, M or G). */
+static enum duress_opt_verdict parse_count(const char *arg, const char *v, unsigned min,
+					   unsigned max, unsigned *ret, const struct duress_log *lg)
+{
+	uint64_t n;
+
+	if (duress_parse_size(v, max, &n) < 0 || strpbrk(v, "KMG") || n < min) {
+		REJECT(lg, "bad value in option \"%s\", ignoring", arg);
+		return DURESS_OPT_BAD_VALUE;
+	}
+	*ret = (unsigned)n;
+	return DURESS_OPT_APPLIED;
+}
+
 static enum duress_opt_verdict parse_string(struct duress_opts *o, const char *arg,
 					    const struct duress_log *lg)
 {
@@ -205,14 +221,18 @@ static enum duress_opt_verdict parse_string(struct duress_opts *o, const char *a
 		o->elevation_services = v;
 	} else if ((v = value_of(arg, "global_group="))) {
 		o->global_group = *v ? v : NULL;
-	} else if ((v = value_of(arg, "wait="))) {
-		uint64_t secs;
-
-		if (duress_parse_size(v, DURESS_MAX_WAIT, &secs) < 0 || strpbrk(v, "KMG")) {
-			REJECT(lg, "bad value in option \"%s\", ignoring", arg);
+	} else if ((v = value_of(arg, "slot_dir="))) {
+		if (*v && *v != '/') {
+			REJECT(lg, "slot_dir must be absolute: \"%s\", ignoring", v);
 			return DURESS_OPT_BAD_VALUE;
 		}
-		o->wait_seconds = (unsigned)secs;
+		o->slot_dir = v;
+	} else if ((v = value_of(arg, "wait="))) {
+		return parse_count(arg, v, 0, DURESS_MAX_WAIT, &o->wait_seconds, lg);
+	} else if ((v = value_of(arg, "max_wait="))) {
+		return parse_count(arg, v, 0, DURESS_MAX_WAIT, &o->max_wait, lg);
+	} else if ((v = value_of(arg, "max_derivations="))) {
+		return parse_count(arg, v, 1, DURESS_MAX_DERIVATIONS, &o->max_derivations, lg);
 	} else {
 		return DURESS_OPT_UNKNOWN;
 	}

@@ -43,8 +43,17 @@ struct duress_caps {
 #define DURESS_USER_MAX_ENTRIES 128ULL
 #define DURESS_USER_MAX_PARAMS 2ULL
 
-/* Longest wait= the module honours; a login must not hang for ever. */
+/* Longest wait= (and max_wait=) the module honours; a login must not hang for ever. */
 #define DURESS_MAX_WAIT 600U
+
+/* Where the derivation slots are (slots.h); slot_dir= empty: no cap. */
+#ifndef DURESS_SLOT_DIR
+#define DURESS_SLOT_DIR "/run/pam_duress"
+#endif
+/* The most max_derivations= may say (and the default may come to). */
+#define DURESS_MAX_DERIVATIONS 1024U
+/* How long a login waits for a derivation slot by default, in seconds. */
+#define DURESS_MAX_WAIT_DEFAULT 5U
 
 /*
  * Module options.  String members point into the argv that PAM hands the
@@ -58,7 +67,10 @@ struct duress_opts {
 	const char *elevation_services; /* comma-separated; "" none */
 	const char *global_group; /* NULL: the global password logs in every ordinary account */
 	const char *runner;       /* the runner program, an absolute path */
+	const char *slot_dir;     /* the derivation slots; "" no cap */
 	unsigned wait_seconds;
+	unsigned max_derivations; /* 0: duress_slots_default() */
+	unsigned max_wait;        /* seconds a login waits for a derivation slot */
 	bool deny;
 	bool allow_root;
 	bool legacy_sha256;           /* debug and quiet are the logger's: duress_log_for() */

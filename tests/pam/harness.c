@@ -62,17 +62,25 @@ static const struct service {
 	{ "global-group", false, "global_group=duressers" },
 };
 
+/*
+ * The threads test runs more derivations at once than the machine has
+ * slots, and valgrind makes each one last seconds: they wait their turn
+ * rather than time out (the cap itself is tested in tests/unit/test_auth.c).
+ */
+#define WAIT_FOR_SLOTS "max_wait=600"
+
 static const char after_fmt[] =
 	"# pam_duress after pam_unix: the usual stack (SPEC 1)\n"
 	"auth [success=2 default=ignore] pam_unix.so nodelay\n"
-	"auth [success=1 default=ignore] %s global_dir=%s/global runner=%s %s\n"
+	"auth [success=1 default=ignore] %s global_dir=%s/global runner=%s " WAIT_FOR_SLOTS " %s\n"
 	"auth requisite pam_deny.so\n"
 	"auth required pam_permit.so\n"
 	"account required pam_permit.so\n";
 
 static const char before_fmt[] =
 	"# pam_duress before pam_unix (SPEC 4, placement)\n"
-	"auth [success=done default=ignore] %s global_dir=%s/global runner=%s %s\n"
+	"auth [success=done default=ignore] %s global_dir=%s/global runner=%s " WAIT_FOR_SLOTS
+	" %s\n"
 	"auth required pam_unix.so nodelay try_first_pass\n"
 	"account required pam_permit.so\n";
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -85,6 +86,8 @@ int world_init(void)
 	fx_tmpdir(W.tmp, sizeof(W.tmp), "test_auth");
 	join(W.home, sizeof(W.home), W.tmp, "ualice");
 	join(W.global, sizeof(W.global), W.tmp, "global");
+	join(W.slots, sizeof(W.slots), W.tmp, "slots");
+	W.slot_holder = -1;
 	write_accounts();
 	/* The runner writes its report in our working directory. */
 	return warm_up_lookups() < 0 ? -1 : chdir(W.tmp);
@@ -123,10 +126,60 @@ static int make_dir(const char *path, const char *const names[2], const char *pa
 	return fd;
 }
 
+static void build_global(enum world_change change)
+{
+	static const char *const global_names[2] = { "50-global", "60-both" };
+	int fd;
+
+	if (change == WORLD_NO_GLOBAL_DIR)
+		return;
+	if (change == WORLD_GLOBAL_DIR_UNARMED) {
+		assert_int_equal(mkdir(W.global, 0700), 0);
+		fd = open(W.global, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		fx_write(fd, "70-unsigned", "#!/bin/sh\n", 10, 0700, geteuid(), getegid());
+		close(fd);
+		return;
+	}
+	fd = make_dir(W.global, global_names, GLOBAL_PW, geteuid(), getegid());
+	if (change == WORLD_GLOBAL_DIR_NOT_ROOTS)
+		assert_int_equal(fchown(fd, W.uid, W.gid), 0);
+	close(fd);
+}
+
+/* The slot directory as the change says; the usual one is made by the module itself. */
+static void build_slots(enum world_change change)
+{
+	char path[PATH_MAX];
+
+	switch (change) {
+	case WORLD_SLOTS_TAKEN:
+		assert_int_equal(mkdir(W.slots, 0700), 0);
+		join(path, sizeof(path), W.slots, "slot.0");
+		W.slot_holder = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+		assert_true(W.slot_holder >= 0);
+		assert_int_equal(flock(W.slot_holder, LOCK_EX | LOCK_NB), 0);
+		break;
+	case WORLD_SLOT_DIR_SYMLINK:
+		assert_int_equal(symlink(W.home, W.slots), 0);
+		break;
+	case WORLD_SLOT_DIR_WRITABLE:
+		assert_int_equal(mkdir(W.slots, 0700), 0);
+		assert_int_equal(chmod(W.slots, 0777), 0);
+		break;
+	case WORLD_SLOT_FILE_SYMLINK:
+		assert_int_equal(mkdir(W.slots, 0700), 0);
+		join(path, sizeof(path), W.slots, "slot.0");
+		assert_int_equal(symlink(W.home, path), 0);
+		break;
+	default:
+		break;
+	}
+}
+
 void world_build(enum world_change change)
 {
 	static const char *const user_names[2] = { "10-user", "20-both" };
-	static const char *const global_names[2] = { "50-global", "60-both" };
 	char dir[PATH_MAX];
 	int fd;
 
@@ -139,16 +192,19 @@ void world_build(enum world_change change)
 	if (change == WORLD_USER_ACTION_CHANGED)
 		fx_write(fd, "10-user", "#!/bin/sh\n", 10, 0700, W.uid, W.gid);
 	close(fd);
-	fd = make_dir(W.global, global_names, GLOBAL_PW, geteuid(), getegid());
-	if (change == WORLD_GLOBAL_DIR_NOT_ROOTS)
-		assert_int_equal(fchown(fd, W.uid, W.gid), 0);
-	close(fd);
+	build_global(change);
+	build_slots(change);
 }
 
 void world_clear(void)
 {
 	fx_remove_tree(W.home);
 	fx_remove_tree(W.global);
+	if (W.slot_holder >= 0)
+		close(W.slot_holder);
+	W.slot_holder = -1;
+	if (unlink(W.slots) != 0) /* a symlink, or a directory */
+		fx_remove_tree(W.slots);
 	(void)unlink("runner.out");
 }
 
@@ -177,6 +233,9 @@ void world_opts(struct duress_opts *o)
 	duress_opts_default(o);
 	o->global_dir = W.global;
 	o->runner = W.fake_runner;
+	o->slot_dir = W.slots;
+	o->max_derivations = 1;
+	o->max_wait = 0;
 }
 
 enum duress_outcome world_auth(const struct duress_opts *o, const char *user, const char *password,

@@ -3,8 +3,9 @@
  * The flows of duress_authenticate() (auth.c), one named test per row: what
  * it answers for each account, password, option and directory state, and
  * exactly which chains and jobs it handed the runner (the stand-in
- * runner's report), or that it started nothing.  A failed runner is an
- * error, never a match.  Rows that need root (the global directory, other
+ * runner's report), or that it started nothing, and how many Argon2id
+ * derivations it paid for (crypto_pwhash is wrapped at link time and
+ * counted).  A failed runner is an error, never a match.  Rows that need root (the global directory, other
  * users' rights) print SKIP without it.
  */
 #include <errno.h>
@@ -43,18 +44,86 @@ struct auth_case {
 	bool needs_root;
 	enum duress_outcome outcome;
 	const char *chains; /* the runner's chain and job lines; NULL: it must not have run */
+	/*
+	 * With count_kdf: the derivations paid for the user's scope and, as
+	 * root, for the global one.  The fixture signs at a cost below the
+	 * default, so a loaded user directory costs its key and the stand-in.
+	 */
+	bool count_kdf;
+	unsigned kdf_user, kdf_global;
 };
+
+/* The link-time wrap of libsodium's crypto_pwhash (meson.build): counts the derivations. */
+int __real_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,
+			 unsigned long long passwdlen, const unsigned char *salt,
+			 unsigned long long opslimit, size_t memlimit, int alg);
+int __wrap_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,
+			 unsigned long long passwdlen, const unsigned char *salt,
+			 unsigned long long opslimit, size_t memlimit, int alg);
+
+static unsigned derivations;
+
+int __wrap_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,
+			 unsigned long long passwdlen, const unsigned char *salt,
+			 unsigned long long opslimit, size_t memlimit, int alg)
+{
+	derivations++;
+	return __real_crypto_pwhash(out, outlen, passwd, passwdlen, salt, opslimit, memlimit, alg);
+}
 
 #define JOB(fd, name) "job fd=" #fd " elf=0 name=" name " content=#!/bin/sh\\x0a# " name "\\x0a\n"
 #define USER_CHAIN "chain uid=@U@ gid=@G@ groups=@G@,20010\n"
 #define ROOT_CHAIN "chain uid=0 gid=0 groups=0\n"
 
 static const struct auth_case cases[] = {
-	{ .name = "unknown user",
+	{ .name = "unknown user: no derivation at all",
 	  .user = "nosuchuser",
 	  .password = USER_PW,
+	  .outcome = DURESS_UNKNOWN_USER,
+	  .count_kdf = true },
+	{ .name = "wrong password: each scope pays",
+	  .password = WRONG_PW,
+	  .outcome = DURESS_NO_MATCH,
+	  .count_kdf = true,
+	  .kdf_user = 2,
+	  .kdf_global = 1 },
+	{ .name = "no global directory: no global derivation",
+	  .password = GLOBAL_PW,
+	  .change = WORLD_NO_GLOBAL_DIR,
+	  .outcome = DURESS_NO_MATCH,
+	  .count_kdf = true,
+	  .kdf_user = 2 },
+	{ .name = "a global directory with nothing armed: no global derivation",
+	  .password = GLOBAL_PW,
+	  .change = WORLD_GLOBAL_DIR_UNARMED,
+	  .outcome = DURESS_NO_MATCH,
+	  .count_kdf = true,
+	  .kdf_user = 2 },
+	{ .name = "the only derivation slot taken: no match, nothing derived, nothing ran",
+	  .password = USER_PW,
+	  .change = WORLD_SLOTS_TAKEN,
+	  .outcome = DURESS_NO_MATCH,
+	  .count_kdf = true },
+	{ .name = "every slot taken: an unknown user is answered at once",
+	  .user = "nosuchuser",
+	  .password = USER_PW,
+	  .change = WORLD_SLOTS_TAKEN,
 	  .outcome = DURESS_UNKNOWN_USER },
-	{ .name = "wrong password", .password = WRONG_PW, .outcome = DURESS_NO_MATCH },
+	{ .name = "a slot directory that is a symlink: no cap, the match stands",
+	  .password = USER_PW,
+	  .change = WORLD_SLOT_DIR_SYMLINK,
+	  .outcome = DURESS_MATCH,
+	  .chains = USER_CHAIN JOB(5, "10-user") },
+	{ .name = "a slot directory others may write: no cap, the match stands",
+	  .password = USER_PW,
+	  .change = WORLD_SLOT_DIR_WRITABLE,
+	  .outcome = DURESS_MATCH,
+	  .chains = USER_CHAIN JOB(5, "10-user") },
+	{ .name = "a slot file that is a symlink: no cap, the match stands",
+	  .password = USER_PW,
+	  .change = WORLD_SLOT_FILE_SYMLINK,
+	  .outcome = DURESS_MATCH,
+	  .chains = USER_CHAIN JOB(5, "10-user") },
 	{ .name = "the user's duress password",
 	  .password = USER_PW,
 	  .outcome = DURESS_MATCH,
@@ -99,10 +168,13 @@ static const struct auth_case cases[] = {
 	  .password = USER_PW,
 	  .runner = MISSING,
 	  .outcome = DURESS_ERROR },
-	{ .name = "group=: not a member, no per-user actions",
+	{ .name = "group=: not a member, no per-user actions (the stand-in still pays)",
 	  .password = USER_PW,
 	  .group = "uother",
-	  .outcome = DURESS_NO_MATCH },
+	  .outcome = DURESS_NO_MATCH,
+	  .count_kdf = true,
+	  .kdf_user = 1,
+	  .kdf_global = 1 },
 	{ .name = "group=: a member",
 	  .password = USER_PW,
 	  .group = "uduressers",
@@ -120,21 +192,27 @@ static const struct auth_case cases[] = {
 	  .password = USER_PW,
 	  .change = WORLD_USER_ACTION_CHANGED,
 	  .outcome = DURESS_NO_MATCH },
-	{ .name = "a global directory not root's is skipped",
+	{ .name = "a global directory not root's is skipped, and costs nothing",
 	  .password = GLOBAL_PW,
 	  .change = WORLD_GLOBAL_DIR_NOT_ROOTS,
 	  .needs_root = true,
-	  .outcome = DURESS_NO_MATCH },
+	  .outcome = DURESS_NO_MATCH,
+	  .count_kdf = true,
+	  .kdf_user = 2 },
 	{ .name = "global_dir= empty: no global actions",
 	  .password = GLOBAL_PW,
 	  .no_global = true,
-	  .outcome = DURESS_NO_MATCH },
-	{ .name = "user_dir= empty: only the global chain",
+	  .outcome = DURESS_NO_MATCH,
+	  .count_kdf = true,
+	  .kdf_user = 2 },
+	{ .name = "user_dir= empty: only the global chain, and only its derivation",
 	  .password = BOTH_PW,
 	  .no_user_dir = true,
 	  .needs_root = true,
 	  .outcome = DURESS_MATCH,
-	  .chains = ROOT_CHAIN JOB(5, "60-both") },
+	  .chains = ROOT_CHAIN JOB(5, "60-both"),
+	  .count_kdf = true,
+	  .kdf_global = 1 },
 	{ .name = "not root: the global directory is not checked",
 	  .password = GLOBAL_PW,
 	  .as_user = true,
@@ -206,6 +284,7 @@ static void run_case(void **state)
 		skip();
 	}
 	case_opts(c, &o);
+	derivations = 0;
 	if (c->as_user && W.root)
 		out = auth_as_user(&o, c);
 	else
@@ -213,6 +292,9 @@ static void run_case(void **state)
 	if (out != c->outcome)
 		fail_msg("%s: answered \"%s\", expected \"%s\"", c->name, outcome_name(out),
 			 outcome_name(c->outcome));
+	if (c->count_kdf && derivations != c->kdf_user + (W.root ? c->kdf_global : 0))
+		fail_msg("%s: %u derivations, expected %u", c->name, derivations,
+			 c->kdf_user + (W.root ? c->kdf_global : 0));
 	ran = world_report(c->as_user && W.root ? W.home : NULL, got, sizeof(got));
 	if (!c->chains) {
 		if (ran)

@@ -7,10 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "core/opts.h"
+#include "core/slots.h"
 
 static struct duress_log quiet_log;
 
@@ -37,6 +39,26 @@ static void defaults(void **state)
 	assert_int_equal(o.caps.max_memory, 256ULL << 20);
 	assert_int_equal(o.caps.max_file_size, 16ULL << 20);
 	assert_int_equal(o.caps.max_total, 64ULL << 20);
+	assert_string_equal(o.slot_dir, "/run/pam_duress");
+	assert_int_equal(o.max_derivations, 0);
+	assert_int_equal(o.max_wait, 5);
+}
+
+/* The default cap: at least one, at most two per CPU and 1024, an eighth of the memory. */
+static void default_slots(void **state)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long long eighth = (unsigned long long)sysconf(_SC_PHYS_PAGES) *
+				    (unsigned long long)sysconf(_SC_PAGESIZE) / 8;
+	unsigned n = duress_slots_default();
+
+	(void)state;
+	assert_true(n >= 1 && n <= DURESS_MAX_DERIVATIONS);
+	assert_true(n <= 2 * (unsigned long)cpus);
+	assert_true(n == 1 || (unsigned long long)n * (64ULL << 20) <= eighth);
+	/* This machine has more than an eighth of its memory for two derivations a CPU. */
+	if (eighth >= 2ULL * (unsigned long long)cpus * (64ULL << 20))
+		assert_int_equal(n, 2 * cpus);
 }
 
 static void every_option(void **state)
@@ -58,6 +80,9 @@ static void every_option(void **state)
 		"max_entries=10",
 		"max_params=2",
 		"max_total=32M",
+		"slot_dir=/run/other",
+		"max_derivations=3",
+		"max_wait=0",
 	};
 	struct duress_opts o;
 
@@ -76,6 +101,9 @@ static void every_option(void **state)
 	assert_int_equal(o.caps.max_entries, 10);
 	assert_int_equal(o.caps.max_params, 2);
 	assert_int_equal(o.caps.max_total, 32ULL << 20);
+	assert_string_equal(o.slot_dir, "/run/other");
+	assert_int_equal(o.max_derivations, 3);
+	assert_int_equal(o.max_wait, 0);
 }
 
 /* A per-user directory, paid for by anyone's wrong password: INTERACTIVE cost, two sets. */
@@ -161,6 +189,12 @@ static void bad_values_keep_defaults(void **state)
 		"wait=-1",
 		"wait=601",
 		"wait=5K",
+		"slot_dir=run/relative",
+		"max_derivations=0",
+		"max_derivations=1025",
+		"max_derivations=4K",
+		"max_wait=601",
+		"max_wait=",
 		"max_memory=1",
 		"max_memory=12Q",
 		"max_ops=0",
@@ -178,6 +212,9 @@ static void bad_values_keep_defaults(void **state)
 	duress_opts_default(&d);
 	assert_string_equal(o.global_dir, d.global_dir);
 	assert_int_equal(o.wait_seconds, 0);
+	assert_string_equal(o.slot_dir, d.slot_dir);
+	assert_int_equal(o.max_derivations, d.max_derivations);
+	assert_int_equal(o.max_wait, d.max_wait);
 	assert_false(o.deny);
 	assert_memory_equal(&o.caps, &d.caps, sizeof(d.caps));
 }
@@ -271,6 +308,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults),
+		cmocka_unit_test(default_slots),
 		cmocka_unit_test(every_option),
 		cmocka_unit_test(user_caps_defaults),
 		cmocka_unit_test(user_cap_options),
