@@ -52,6 +52,9 @@ static const struct service {
 	{ "maxsize", false, "max_size=1K" },
 	{ "maxentries", false, "max_entries=5" },
 	{ "legacy", false, "legacy_sha256" },
+	/* One derivation slot, waited for a second: test_pam.c holds it. */
+	{ "slots-after", false, "slot_dir=@T@/slots max_derivations=1 max_wait=1" },
+	{ "slots-before", true, "slot_dir=@T@/slots max_derivations=1 max_wait=1" },
 	{ "quiet", false, "quiet frobnicate" },
 	{ "debug", false, "debug frobnicate" },
 	{ "no-runner", false, "runner=@T@/no-such-runner" },

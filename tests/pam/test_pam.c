@@ -7,9 +7,12 @@
  */
 #include "harness.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -300,6 +303,46 @@ static void companion_file(void **state)
 	expect_runs(RUNS("alert"), false);
 }
 
+/* Takes the only slot of the "slots-*" services, as a spray's logins would; returns it held. */
+static int hold_the_slot(void)
+{
+	char dir[PATH_MAX], slot[PATH_MAX];
+	int fd;
+
+	pathf(dir, "%s/slots", W.tmp);
+	assert_true(mkdir(dir, 0700) == 0 || errno == EEXIST);
+	pathf(slot, "%s/slot.0", dir);
+	fd = open(slot, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	return fd;
+}
+
+/*
+ * SPEC 4, under load: while every derivation slot is taken, the real
+ * password still logs in, in both placements; a duress password is
+ * answered as a wrong one and runs nothing (never success).  Once a slot
+ * is free, the duress password works again.
+ */
+static void slots_taken(void **state)
+{
+	static const char *const placements[] = { "slots-after", "slots-before" };
+	int held;
+
+	(void)state;
+	user_action(ALICE, "act");
+	held = hold_the_slot();
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(auth_quick(placements[i], "alice", U(ALICE)->real), PAM_SUCCESS);
+		assert_int_equal(auth_quick(placements[i], "alice", U(ALICE)->duress),
+				 PAM_AUTH_ERR);
+	}
+	expect_runs(NONE, false);
+	close(held);
+	assert_int_equal(auth_quick("slots-before", "alice", U(ALICE)->duress), PAM_SUCCESS);
+	expect_runs(RUNS("act"), false);
+}
+
 #define T(f) cmocka_unit_test_setup(f, fresh_test)
 
 static const struct CMUnitTest tests[] = {
@@ -307,7 +350,7 @@ static const struct CMUnitTest tests[] = {
 	T(modified_action), T(other_users_password), T(locked_account),
 	T(deny_option),     T(group_option),         T(services_option),
 	T(unknown_option),  T(user_dir_empty),       T(user_dir_elsewhere),
-	T(legacy_sha256),   T(companion_file),
+	T(legacy_sha256),   T(companion_file),       T(slots_taken),
 };
 
 const struct test_group basic_group = { "pam_basic", tests, sizeof(tests) / sizeof(tests[0]) };
