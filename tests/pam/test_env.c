@@ -275,6 +275,46 @@ static void log_levels(void **state)
 	expect_runs((const char *const[]){ "act", "act", NULL }, false);
 }
 
+/* How many lines of log mention needle. */
+static size_t lines_with(const char *log, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *end = strchr(l, '\n');
+		const char *hit = strstr(l, needle);
+
+		n += hit && (!end || hit < end);
+	}
+	return n;
+}
+
+/*
+ * Issue 17, item 4: a user's directory full of skipped entries with long
+ * names costs one line of log per attempt, with the count and the first
+ * name; the details are for debug.
+ */
+static void log_bounded(void **state)
+{
+	enum { ENTRIES = 100 };
+	char name[NAME_MAX + 1], *log;
+
+	(void)state;
+	for (int i = 0; i < ENTRIES; i++) {
+		snprintf(name, sizeof(name), "%03d-%0200d", i, 0);
+		action_script(U(ALICE)->dir, name, U(ALICE)->uid, "", true);
+	}
+	log = auth_logged("after", "alice", "wrong-password", PAM_AUTH_ERR);
+	assert_int_equal(lines_with(log, U(ALICE)->dir), 1);
+	assert_non_null(strstr(log, "100 entries skipped, the first 000-"));
+	assert_true(strlen(log) < 2048);
+	free(log);
+	log = auth_logged("debug", "alice", "wrong-password", PAM_AUTH_ERR);
+	assert_true(lines_with(log, U(ALICE)->dir) > ENTRIES);
+	free(log);
+	expect_runs((const char *const[]){ NULL }, false);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup(env_with_items, fresh_test),
 	cmocka_unit_test_setup(env_without_items, fresh_test),
@@ -282,6 +322,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup(script_without_shebang, fresh_test),
 	cmocka_unit_test_setup(log_same_for_match_and_miss, fresh_test),
 	cmocka_unit_test_setup(log_levels, fresh_test),
+	cmocka_unit_test_setup(log_bounded, fresh_test),
 };
 
 const struct test_group env_group = { "pam_env", tests, sizeof(tests) / sizeof(tests[0]) };
