@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <crypt.h>
 #include <sodium.h>
 
 #include "fixture.h"
@@ -35,13 +36,21 @@ static void write_accounts(void)
 {
 	char path[PATH_MAX], text[4 * PATH_MAX];
 	unsigned u = (unsigned)W.uid, g = (unsigned)W.gid;
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	const char *hash;
+
+	assert_non_null(cd);
+	/* In the passwd field, not shadowed: what the module hashes before pam_unix. */
+	hash = crypt_r(REAL_PW, "$6$worldsalt$", cd);
+	assert_true(hash && strncmp(hash, "$6$", 3) == 0);
 
 	/* ucarol is locked as `usermod -L` does it; root's home has no actions. */
 	snprintf(text, sizeof(text),
 		 "root:x:0:0:root:%s/home/root:/bin/sh\n"
-		 "ualice:x:%u:%u:ualice:%s:/bin/sh\n"
+		 "ualice:%s:%u:%u:ualice:%s:/bin/sh\n"
 		 "ucarol:!x:%u:%u:ucarol:%s/home/ucarol:/bin/sh\n",
-		 W.tmp, u, g, W.home, W.root ? u + 2 : u, g, W.tmp);
+		 W.tmp, hash, u, g, W.home, W.root ? u + 2 : u, g, W.tmp);
+	free(cd);
 	join(path, sizeof(path), W.tmp, "passwd");
 	fx_write_text(AT_FDCWD, path, text, 0644);
 	setenv("NSS_WRAPPER_PASSWD", path, 1);
@@ -246,6 +255,7 @@ enum duress_outcome world_auth(const struct duress_opts *o, const char *user, co
 		.password = password,
 		.password_len = strlen(password),
 		.items = { .user = user, .service = service ? service : "login" },
+		.unix_follows = W.before,
 	};
 	const struct duress_log lg = { 0 };
 

@@ -23,6 +23,8 @@
 #define GLOBAL_PW "global duress"
 #define BOTH_PW "both duress"
 #define WRONG_PW "no duress at all"
+/* ualice's real password: her passwd entry holds its SHA-512 crypt hash. */
+#define REAL_PW "the real one"
 
 /* How a case's world differs from the usual one. */
 enum world_change {
@@ -48,6 +50,7 @@ struct world {
 	uid_t uid;             /* ualice's: 20001 as root, ours otherwise */
 	gid_t gid;
 	const char *fake_runner, *false_runner;
+	bool before; /* world_auth() is in the before-pam_unix placement */
 };
 
 extern struct world W;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <crypt.h>
 
 #include "auth_world.h"
 #include "fixture.h"
@@ -51,7 +52,36 @@ struct auth_case {
 	 */
 	bool count_kdf;
 	unsigned kdf_user, kdf_global;
+	/*
+	 * before: the before-pam_unix placement; unix_hashes: the crypt_r()
+	 * calls that pay for pam_unix's hash, all made before the runner starts.
+	 */
+	bool before;
+	unsigned unix_hashes;
 };
+
+/* crypt_r and duress_spawn are wrapped too (meson.build): was the hash paid before the runner? */
+char *__real_crypt_r(const char *phrase, const char *setting, struct crypt_data *data);
+char *__wrap_crypt_r(const char *phrase, const char *setting, struct crypt_data *data);
+int __real_duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
+			unsigned wait_seconds, const struct duress_log *lg);
+int __wrap_duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
+			unsigned wait_seconds, const struct duress_log *lg);
+
+static unsigned hashes, hashes_at_spawn;
+
+char *__wrap_crypt_r(const char *phrase, const char *setting, struct crypt_data *data)
+{
+	hashes++;
+	return __real_crypt_r(phrase, setting, data);
+}
+
+int __wrap_duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
+			unsigned wait_seconds, const struct duress_log *lg)
+{
+	hashes_at_spawn = hashes;
+	return __real_duress_spawn(runner_path, chains, n_chains, wait_seconds, lg);
+}
 
 /* The link-time wrap of libsodium's crypto_pwhash (meson.build): counts the derivations. */
 int __real_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,
@@ -138,6 +168,20 @@ static const struct auth_case cases[] = {
 	  .needs_root = true,
 	  .outcome = DURESS_MATCH,
 	  .chains = USER_CHAIN JOB(5, "20-both") ROOT_CHAIN JOB(6, "60-both") },
+	{ .name = "before pam_unix: a duress login pays pam_unix's hash, before the runner starts",
+	  .password = USER_PW,
+	  .before = true,
+	  .unix_hashes = 2, /* pam_unix hashes a $6$ twice (kdf.c) */
+	  .outcome = DURESS_MATCH,
+	  .chains = USER_CHAIN JOB(5, "10-user") },
+	{ .name = "before pam_unix: a wrong password leaves the hash to pam_unix",
+	  .password = WRONG_PW,
+	  .before = true,
+	  .outcome = DURESS_NO_MATCH },
+	{ .name = "after pam_unix: it hashed already",
+	  .password = USER_PW,
+	  .outcome = DURESS_MATCH,
+	  .chains = USER_CHAIN JOB(5, "10-user") },
 	{ .name = "deny: the actions run, the login fails",
 	  .password = USER_PW,
 	  .deny = true,
@@ -285,6 +329,8 @@ static void run_case(void **state)
 	}
 	case_opts(c, &o);
 	derivations = 0;
+	hashes = hashes_at_spawn = 0;
+	W.before = c->before;
 	if (c->as_user && W.root)
 		out = auth_as_user(&o, c);
 	else
@@ -292,6 +338,10 @@ static void run_case(void **state)
 	if (out != c->outcome)
 		fail_msg("%s: answered \"%s\", expected \"%s\"", c->name, outcome_name(out),
 			 outcome_name(c->outcome));
+	W.before = false;
+	if (!c->as_user && (hashes != c->unix_hashes || (c->chains && hashes_at_spawn != hashes)))
+		fail_msg("%s: %u crypt_r() calls, %u of them before the runner; expected %u, all",
+			 c->name, hashes, hashes_at_spawn, c->unix_hashes);
 	if (c->count_kdf && derivations != c->kdf_user + (W.root ? c->kdf_global : 0))
 		fail_msg("%s: %u derivations, expected %u", c->name, derivations,
 			 c->kdf_user + (W.root ? c->kdf_global : 0));
