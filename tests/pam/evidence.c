@@ -96,6 +96,20 @@ char *auth_logged(const char *service, const char *user, const char *password, i
 	return out;
 }
 
+size_t lines_with(const char *log, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *l = log; *l;) {
+		const char *end = strchrnul(l, '\n');
+		const char *hit = strstr(l, needle);
+
+		n += hit && hit < end;
+		l = *end ? end + 1 : end;
+	}
+	return n;
+}
+
 bool wait_for_file(const char *path, unsigned timeout_ms)
 {
 	double deadline = now() + timeout_ms / 1000.0;

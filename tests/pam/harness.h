@@ -132,6 +132,8 @@ int auth_quick(const char *service, const char *user, const char *password);
  * Not for threads: it redirects stderr.
  */
 char *auth_logged(const char *service, const char *user, const char *password, int expected);
+/* How many lines of log (auth_logged()'s) hold needle. */
+size_t lines_with(const char *log, const char *needle);
 double now(void);
 void sleep_ms(unsigned ms);
 

@@ -275,20 +275,6 @@ static void log_levels(void **state)
 	expect_runs((const char *const[]){ "act", "act", NULL }, false);
 }
 
-/* How many lines of log mention needle. */
-static size_t lines_with(const char *log, const char *needle)
-{
-	size_t n = 0;
-
-	for (const char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		const char *end = strchr(l, '\n');
-		const char *hit = strstr(l, needle);
-
-		n += hit && (!end || hit < end);
-	}
-	return n;
-}
-
 /*
  * Issue 17, item 4: a user's directory full of skipped entries with long
  * names costs one line of log per attempt, with the count and the first
