@@ -375,8 +375,15 @@ static int empty_dir(struct walk *w, int dirfd, const char *name, int depth)
 		close(fd);
 		return -errno;
 	}
-	for (int pass = 0; pass < MAX_PASSES && remove_children(w, d, depth); pass++)
+	/* Again while a pass saw entries and all went: the reader may have missed
+	 * one renamed in behind it; one that stays is not reported twice. */
+	for (int pass = 0; pass < MAX_PASSES; pass++) {
+		int failures = w->failures;
+
+		if (!remove_children(w, d, depth) || w->failures != failures)
+			break;
 		rewinddir(d);
+	}
 	closedir(d);
 	return 0;
 }
