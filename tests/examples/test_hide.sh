@@ -153,9 +153,9 @@ check "no helper: ... no directory made" absent "$T/hidden"
 check "no helper: nothing removed" [ "$(cat "$H/with space/notes.txt")" = notes ]
 check "no helper: ... not even a link" [ -L "$H/link-out" ]
 
-# --- root: UNMOUNT and LUKS= in a private mount namespace ---
+# --- root: the swaps (a user, root's file), mounts, UNMOUNT and LUKS= ---
 if [ "$(id -u)" -ne 0 ]; then
-	skip "UNMOUNT and LUKS= need root"
+	skip "the swap, mount, UNMOUNT and LUKS= parts need root"
 	tap_end
 	exit
 fi
