@@ -584,6 +584,8 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
 
+	/* What it makes is 0700 whatever umask the caller had. */
+	umask(077);
 	if (argc == 3 && strcmp(cmd, "remove") == 0)
 		return plain_path(argv[2]) ? cmd_remove(argv[2], false) : 1;
 	if (argc == 4 && strcmp(cmd, "remove") == 0 && strcmp(argv[2], "-z") == 0)
