@@ -242,6 +242,17 @@ moved=("$T"/hidden/hidden.*/1.file)
 check "swap, MOVE= path component: the user's file was moved" \
 	[ "$(cat "${moved[0]}" 2>/dev/null)" = "user work" ]
 
+# --- as root, a helper that someone else could change is not run ---
+make_tree
+mkdir -p "$T/writable"
+cp "$HELPER_DIR/fdtree" "$T/writable/fdtree"
+chmod 775 "$T/writable"
+HIDE_ENV=("HIDE_HELPER_DIR=$T/writable")
+run_hide "REMOVE=$H/with space"
+HIDE_ENV=("HIDE_HELPER_DIR=$HELPER_DIR")
+check "group-writable helper directory: refused" grep -q "refused: no usable fdtree" "$T/err"
+check "group-writable helper directory: nothing removed" [ -d "$H/with space" ]
+
 # --- mounts inside a REMOVE= tree are not entered ---
 mkdir -p "$T/m/tree/tmp" "$T/m/tree/bind" "$T/m/elsewhere"
 echo top >"$T/m/tree/top"
