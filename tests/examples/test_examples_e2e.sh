@@ -204,8 +204,12 @@ conf_with() {
 	done
 	printf '%s\n' "$text"
 }
-# installed NAME DIR: the example with its CONFIG line pointing at DIR/NAME.conf.
-installed() { sed "s|^CONFIG=.*|CONFIG=$2/$1.conf|" "$EXAMPLES/$1"; }
+# installed NAME DIR: the example with its CONFIG line pointing at DIR/NAME.conf
+# (and hide's HELPER_DIRS at the built fdtree's copy, as it is not installed).
+installed() {
+	sed -e "s|^CONFIG=.*|CONFIG=$2/$1.conf|" -e "s|^HELPER_DIRS=.*|HELPER_DIRS=$WORK/bin|" \
+		"$EXAMPLES/$1"
+}
 
 # install_user NAME KEY=VALUE...: in ~/.duress, by the user, signed with --also.
 install_user() {
@@ -236,6 +240,8 @@ install_global() {
 install_examples() {
 	# A copy of the CLI the account can run, whatever the build tree's modes.
 	install -m 755 "$DURESS_SRC" "$WORK/bin/duress"
+	# ... and of hide's helper, built beside the module and the runner.
+	install -m 755 "$(dirname "$MODULE")/fdtree" "$WORK/bin/fdtree"
 	DURESS=$WORK/bin/duress
 	local n_config
 	n_config=$(grep -c '^CONFIG=' "$EXAMPLES"/{alert,hide,net-down,luks-wipe,self-uninstall} | grep -cv ':1$')
@@ -449,6 +455,7 @@ DURESS_SRC=$(readlink -f "$2")
 EXAMPLES=$(readlink -f "$3")
 [ -f "$MODULE" ] || skip_all "no module at $1"
 [ -x "$(dirname "$MODULE")/duress-runner" ] || skip_all "no duress-runner next to $1"
+[ -x "$(dirname "$MODULE")/fdtree" ] || skip_all "no fdtree (hide's helper) next to $1"
 [ -x "$DURESS_SRC" ] || skip_all "no duress CLI at $2"
 
 START=$(date +%s%N)

@@ -3,13 +3,21 @@
 #
 # examples/hide on a scratch tree in a temporary directory: MOVE and REMOVE
 # (spaces and odd characters in names, a missing path, symbolic links not
-# followed, shred really overwriting), then as root in a private mount
-# namespace: UNMOUNT of a loop-device filesystem (idle and busy) and LUKS=
-# on a LUKS2 image when the kernel has device-mapper.
+# followed, files really overwritten, a path through a link refused, no
+# helper: nothing done), then as root: a user swapping a name for a symbolic
+# link exactly between hide's look and its act (REMOVE= directory and file,
+# MOVE= path component), and in a private mount namespace: mounts inside a
+# REMOVE= tree, UNMOUNT of a loop-device filesystem (idle and busy) and
+# LUKS= on a LUKS2 image when the kernel has device-mapper.
 #
-#   test_hide.sh EXAMPLES_DIR/hide
+#   test_hide.sh EXAMPLES_DIR/hide FDTREE FDTREE_HOOKED
+#
+# FDTREE is the helper hide runs (found through HIDE_HELPER_DIR); FDTREE_HOOKED
+# the test build of it that runs $FDTREE_TEST_HOOK between a look and an act.
 set -u
 SCRIPT=$1
+HELPER_DIR=$(cd "$(dirname "$2")" && pwd)
+HOOKED=$(realpath "$3")
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 # shellcheck source=tests/lib/root.sh
@@ -21,17 +29,22 @@ ODD="-odd 'q' \"d\" \$x *[b] \\ ;&|"
 
 # run_hide CONFIG-LINES...: the example with its CONFIG line pointing at a
 # config made of those lines, run as the module runs an action (clean
-# environment, HOME=$H, cwd /, stdin on /dev/null).  Sets rc; stderr in
-# $T/err.
+# environment, HOME=$H, cwd /, stdin on /dev/null), plus HIDE_ENV (the
+# helper's directory; a test hook) and BIN_FIRST (a directory put first in
+# PATH).  Sets rc; stderr in $T/err.
+HIDE_ENV=("HIDE_HELPER_DIR=$HELPER_DIR")
+BIN_FIRST=
 run_hide() {
 	printf '%s\n' "$@" >"$T/hide.conf"
 	sed "s|^CONFIG=.*|CONFIG=$T/hide.conf|" "$SCRIPT" >"$T/hide"
-	(cd / && env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin HOME="$H" USER=u \
-		PAM_TYPE=auth sh "$T/hide" </dev/null >"$T/out" 2>"$T/err")
+	(cd / && env -i PATH="${BIN_FIRST:+$BIN_FIRST:}/usr/bin:/bin:/usr/sbin:/sbin" HOME="$H" \
+		USER=u PAM_TYPE=auth "${HIDE_ENV[@]}" sh "$T/hide" </dev/null >"$T/out" 2>"$T/err")
 	rc=$?
 }
 absent() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
-all_zero() { [ -s "$1" ] && cmp -s -n "$(stat -c %s "$1")" "$1" /dev/zero; }
+# The data of a removed file, seen through a descriptor opened before (fd 3).
+held_zero() { [ -s /dev/fd/3 ] && cmp -s -n "$(stat -L -c %s /dev/fd/3)" /dev/fd/3 /dev/zero; }
+held_is() { [ "$(cat /dev/fd/3)" = "$1" ]; }
 
 make_tree() {
 	rm -rf "$H" "$O" "$T/hidden"
@@ -47,8 +60,8 @@ make_tree() {
 	ln -s "$O/target.txt" "$H/link-out"
 	ln -s "$O/dir" "$H/link-dir"
 	ln -s "$O/keep" "$H/docs/link-in"
-	# A second name for secret.txt outside the tree shows what shred did to
-	# the data after the listed name is gone.
+	# A second name for secret.txt outside the tree: its data is not only
+	# the tree's, so it must not be overwritten.
 	ln "$H/docs/secret.txt" "$O/secret-hardlink"
 }
 
@@ -75,6 +88,7 @@ check "move: ~/ is the home" [ "$(cat "${run[0]}/4.tilde file")" = tilde ]
 
 # --- REMOVE, with shred ---
 make_tree
+exec 3<"$H/docs/sub/deep.txt"
 run_hide "REMOVE=$H/docs/" "REMOVE=$H/link-dir/" "REMOVE=$H/link-out" \
 	"REMOVE=$H/$ODD" "REMOVE=$H/missing" "REMOVE=relative/path" COLOUR=red
 check "remove: a relative path fails the run" [ "$rc" -ne 0 ]
@@ -94,24 +108,54 @@ case $(stat -f -c %T "$T") in
 btrfs | zfs | tmpfs | ramfs | overlayfs | nfs* | cifs | smb2 | fuse*)
 	skip "remove: shred skipped on $(stat -f -c %T "$T") (by design)"
 	;;
-*) check "remove: the data was overwritten (seen through a hard link)" \
-	all_zero "$O/secret-hardlink" ;;
+*) check "remove: the data was overwritten (seen through a descriptor held open)" \
+	held_zero ;;
 esac
+exec 3<&-
+check "remove: a file with another hard link was deleted, not overwritten" \
+	[ "$(cat "$O/secret-hardlink")" = secret ]
+check "remove: ... and says so" grep -qF "$H/docs/secret.txt has other hard links" "$T/err"
 check "remove: other entries ran" [ -d "$H/with space" ]
 
 # --- REMOVE, SHRED=no ---
 make_tree
+exec 3<"$H/docs/sub/deep.txt"
 run_hide SHRED=no "REMOVE=$H/docs"
 check "SHRED=no: exit 0" [ "$rc" -eq 0 ]
 check "SHRED=no: removed" absent "$H/docs"
-check "SHRED=no: the data was not overwritten" [ "$(cat "$O/secret-hardlink")" = secret ]
+check "SHRED=no: the data was not overwritten" held_is deep
+exec 3<&-
 run_hide SHRED=maybe "REMOVE=$H/with space"
 check "SHRED=maybe: refused" [ "$rc" -ne 0 ]
 check "SHRED=maybe: nothing done" [ -d "$H/with space" ]
 
-# --- root: UNMOUNT and LUKS= in a private mount namespace ---
+# --- a symbolic link among a configured path's directories: refused ---
+make_tree
+run_hide "HIDE_DIR=$T/hidden" "REMOVE=$H/link-dir/inside.txt" "MOVE=$H/link-dir/inside.txt"
+check "link in the path: exit non-zero" [ "$rc" -ne 0 ]
+check "link in the path: REMOVE= refused, the link's target kept" \
+	[ "$(cat "$O/dir/inside.txt")" = dir ]
+check "link in the path: ... and the link is named" \
+	grep -qF "$H/link-dir is a symbolic link: refused" "$T/err"
+check "link in the path: MOVE= refused too" \
+	[ "$(grep -cF "$H/link-dir is a symbolic link: refused" "$T/err")" -eq 2 ]
+
+# --- no helper: MOVE= and REMOVE= refused, nothing touched ---
+make_tree
+mkdir -p "$T/no-helper"
+HIDE_ENV=("HIDE_HELPER_DIR=$T/no-helper")
+run_hide "HIDE_DIR=$T/hidden" "MOVE=$H/docs" "REMOVE=$H/with space" "REMOVE=$H/link-out"
+HIDE_ENV=("HIDE_HELPER_DIR=$HELPER_DIR")
+check "no helper: exit non-zero" [ "$rc" -ne 0 ]
+check "no helper: one line per entry" [ "$(grep -c "refused: no usable fdtree" "$T/err")" -eq 3 ]
+check "no helper: nothing moved" [ "$(cat "$H/docs/secret.txt")" = secret ]
+check "no helper: ... no directory made" absent "$T/hidden"
+check "no helper: nothing removed" [ "$(cat "$H/with space/notes.txt")" = notes ]
+check "no helper: ... not even a link" [ -L "$H/link-out" ]
+
+# --- root: the swaps (a user, root's file), mounts, UNMOUNT and LUKS= ---
 if [ "$(id -u)" -ne 0 ]; then
-	skip "UNMOUNT and LUKS= need root"
+	skip "the swap, mount, UNMOUNT and LUKS= parts need root"
 	tap_end
 	exit
 fi
@@ -120,10 +164,116 @@ fi
 # and the function run_hide; what it mounts is gone when it ends.
 in_namespace() {
 	timeout 60 unshare -m --propagation private bash -c "
-		T='$T' SCRIPT='$SCRIPT' H='$H'
+		T='$T' SCRIPT='$SCRIPT' H='$H' BIN_FIRST=
+		$(declare -p HIDE_ENV)
 		$(declare -f run_hide)
 		$1"
 }
+
+# --- a user swaps a name for a symbolic link between hide's look and act ---
+# The user (nobody) owns a directory inside the tree root removes or moves
+# from; the link points at a root-owned 0644 file of the user's choosing.
+# $T/swap makes the swap once, as the user.  The moment is exact for both
+# scripts: today's hide runs shred (REMOVE=) or mv (MOVE=) after its look,
+# and stand-ins first in PATH swap, then exec the real program; the new hide
+# runs fdtree, whose test build runs $T/hook at each point between a look
+# and an act, which swaps when it reaches the name in $T/swap.at.
+USER_ID=65534
+mkdir -p "$T/bin" "$T/hooked"
+ln -sf "$HOOKED" "$T/hooked/fdtree"
+for prog in shred mv; do
+	printf '#!/bin/sh\n"%s/swap"\nexec %s "$@"\n' "$T" "$(command -v "$prog")" >"$T/bin/$prog"
+done
+printf '#!/bin/sh\n[ -e "%s/swapped" ] && exit 0\n: >"%s/swapped"\n' "$T" "$T" >"$T/swap"
+printf 'exec setpriv --reuid=%s --regid=%s --clear-groups sh "%s/swap.sh"\n' \
+	"$USER_ID" "$USER_ID" "$T" >>"$T/swap"
+# shellcheck disable=SC2016 # expanded by the hook
+printf '#!/bin/sh\n[ "$1:$2" = "$(cat "%s/swap.at")" ] && exec "%s/swap"\nexit 0\n' \
+	"$T" "$T" >"$T/hook"
+chmod 755 "$T/bin/shred" "$T/bin/mv" "$T/swap" "$T/hook"
+
+# swap_case AT SWAP-COMMANDS CONFIG-LINES...: a fresh user tree in $T/u
+# (userdir, owned by the user, holds sub/file, file and work/file), a
+# victim $T/victim/file, then hide run with the swap armed at AT.
+swap_case() {
+	rm -rf "$T/u" "$T/victim" "$T/hidden" "$T/swapped"
+	mkdir -p "$T/u/tree/userdir/sub" "$T/u/tree/userdir/work" "$T/victim"
+	printf 'root data\n' >"$T/victim/file"
+	chmod 644 "$T/victim/file"
+	cp "$T/victim/file" "$T/victim.orig"
+	echo "user data" >"$T/u/tree/userdir/sub/file"
+	echo "user file" >"$T/u/tree/userdir/file"
+	echo "user work" >"$T/u/tree/userdir/work/file"
+	echo "root's own" >"$T/u/tree/top"
+	chown -R "$USER_ID:$USER_ID" "$T/u/tree/userdir"
+	printf '%s\n' "$1" >"$T/swap.at"
+	printf '%s\n' "$2" >"$T/swap.sh"
+	shift 2
+	HIDE_ENV=("HIDE_HELPER_DIR=$T/hooked" "FDTREE_TEST_HOOK=$T/hook")
+	BIN_FIRST=$T/bin
+	run_hide "$@"
+	HIDE_ENV=("HIDE_HELPER_DIR=$HELPER_DIR")
+	BIN_FIRST=
+}
+victim_intact() { cmp -s "$T/victim/file" "$T/victim.orig"; }
+
+UD=$T/u/tree/userdir
+swap_case "open:$UD/sub" "cd '$UD' && mv sub sub.old && ln -s '$T/victim' sub" \
+	"REMOVE=$T/u/tree"
+check "swap, REMOVE= directory: the swap happened" [ -e "$T/swapped" ]
+check_why "swap, REMOVE= directory: root's file is byte-identical" \
+	"root overwrote a file through a link the user put in the tree" victim_intact
+check "swap, REMOVE= directory: the user's files are gone" absent "$T/u/tree"
+check "swap, REMOVE= directory: exit 0" [ "$rc" -eq 0 ]
+
+swap_case "open:$UD/file" "cd '$UD' && mv file file.old && ln -s '$T/victim/file' file" \
+	"REMOVE=$T/u/tree"
+check "swap, REMOVE= file: the swap happened" [ -e "$T/swapped" ]
+check_why "swap, REMOVE= file: root's file is byte-identical" \
+	"root overwrote a file through a link the user put in the tree" victim_intact
+check "swap, REMOVE= file: the user's files are gone" absent "$T/u/tree"
+
+swap_case "move:$UD/work/file" "cd '$UD' && mv work work.old && ln -s '$T/victim' work" \
+	"HIDE_DIR=$T/hidden" "MOVE=$UD/work/file"
+check "swap, MOVE= path component: the swap happened" [ -e "$T/swapped" ]
+check_why "swap, MOVE= path component: root's file is still in its place" \
+	"root moved a file through a link the user put in the path" victim_intact
+moved=("$T"/hidden/hidden.*/1.file)
+check "swap, MOVE= path component: the user's file was moved" \
+	[ "$(cat "${moved[0]}" 2>/dev/null)" = "user work" ]
+
+# --- as root, a helper that someone else could change is not run ---
+make_tree
+mkdir -p "$T/writable"
+cp "$HELPER_DIR/fdtree" "$T/writable/fdtree"
+chmod 775 "$T/writable"
+HIDE_ENV=("HIDE_HELPER_DIR=$T/writable")
+run_hide "REMOVE=$H/with space"
+HIDE_ENV=("HIDE_HELPER_DIR=$HELPER_DIR")
+check "group-writable helper directory: refused" grep -q "refused: no usable fdtree" "$T/err"
+check "group-writable helper directory: nothing removed" [ -d "$H/with space" ]
+
+# --- mounts inside a REMOVE= tree are not entered ---
+mkdir -p "$T/m/tree/tmp" "$T/m/tree/bind" "$T/m/elsewhere"
+echo top >"$T/m/tree/top"
+echo elsewhere >"$T/m/elsewhere/file"
+# shellcheck disable=SC2016 # expanded by the inner shell
+in_namespace '
+	mount -t tmpfs tmpfs "$T/m/tree/tmp" && echo tmpfs >"$T/m/tree/tmp/file" || exit 1
+	# The same filesystem through a bind mount: same device, another mount.
+	mount --bind "$T/m/elsewhere" "$T/m/tree/bind" || exit 1
+	run_hide "REMOVE=$T/m/tree"
+	echo "$rc" >"$T/m.rc"
+	cp "$T/err" "$T/m.err"
+	cat "$T/m/tree/tmp/file" >"$T/m.tmpfs" 2>/dev/null
+	true' || echo "# could not mount in a private namespace"
+check "mounts: exit non-zero (the mount points stay)" [ "$(cat "$T/m.rc" 2>/dev/null)" = 1 ]
+check "mounts: a tmpfs inside the tree is not entered" [ "$(cat "$T/m.tmpfs" 2>/dev/null)" = tmpfs ]
+check "mounts: a bind mount of the same filesystem is not entered" \
+	[ "$(cat "$T/m/elsewhere/file" 2>/dev/null)" = elsewhere ]
+check "mounts: ... and each is named" \
+	[ "$(grep -c "is another mount: not entered" "$T/m.err" 2>/dev/null)" = 2 ]
+check "mounts: the rest of the tree is gone" absent "$T/m/tree/top"
 
 if ! new_loop plain 16M || ! mkfs.ext4 -q "$LOOP"; then
 	skip "no loop device for UNMOUNT"

@@ -327,8 +327,9 @@ ships() {
 	for p in "$@"; do grep -qxF "$p" "$T/contents" || return 1; done
 }
 check "ships pam_duress.so in libpam's module directory ($PAMDIR)" ships "$PAMDIR/pam_duress.so"
-check "ships duress, duress_sign, duress-runner" \
-	ships /usr/bin/duress /usr/bin/duress_sign /usr/libexec/pam_duress/duress-runner
+check "ships duress, duress_sign, duress-runner, fdtree (hide's helper)" \
+	ships /usr/bin/duress /usr/bin/duress_sign /usr/libexec/pam_duress/duress-runner \
+	/usr/libexec/pam_duress/fdtree
 check "ships the man pages duress(1), duress_sign(1), pam_duress(8)" \
 	ships /usr/share/man/man1/duress.1.gz /usr/share/man/man1/duress_sign.1.gz /usr/share/man/man8/pam_duress.8.gz
 check "ships README.md and SECURITY.md in /usr/share/doc/libpam-duress" \
