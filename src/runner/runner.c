@@ -19,10 +19,12 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "core/manifest.h"
@@ -112,13 +114,54 @@ static int check_descriptors(const struct duress_manifest *m)
 	return fcntl(DURESS_RUNNER_DONE_FD, F_SETFD, FD_CLOEXEC);
 }
 
-/* With debug, stdout and stderr (inherited by every action) go to syslog. */
-static void start_logger(void)
+/* Up to this many bytes of an action's output make one syslog message. */
+#define LOG_LINE_MAX 1024
+
+static void log_line(char *line, size_t len)
 {
-	char logger[] = "/usr/bin/logger", p[] = "-p", prio[] = "authpriv.debug";
-	char t[] = "-t", tag[] = "pam_duress";
-	char *const argv[] = { logger, p, prio, t, tag, NULL };
-	char *const envp[] = { NULL };
+	line[len] = '\0';
+	if (len > 0)
+		syslog(LOG_DEBUG, "%s", line);
+}
+
+/* Each line read from fd (or each LOG_LINE_MAX bytes of a longer one) to syslog. */
+static void forward_lines(int fd)
+{
+	char buf[LOG_LINE_MAX + 1];
+	size_t used = 0;
+	ssize_t n;
+
+	openlog("pam_duress", 0, LOG_AUTHPRIV);
+	while ((n = read(fd, buf + used, LOG_LINE_MAX - used)) != 0) {
+		char *line = buf, *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		used += (size_t)n;
+		while ((nl = memchr(line, '\n', used - (size_t)(line - buf)))) {
+			log_line(line, (size_t)(nl - line));
+			line = nl + 1;
+		}
+		used -= (size_t)(line - buf);
+		memmove(buf, line, used);
+		if (used == LOG_LINE_MAX) {
+			log_line(buf, used);
+			used = 0;
+		}
+	}
+	log_line(buf, used);
+	closelog();
+}
+
+/*
+ * With debug, stdout and stderr (inherited by every action) go to syslog
+ * (authpriv.debug, tag pam_duress) through a child of this process, not an
+ * exec'd logger(1): its command line, tag included, is every user's to read.
+ */
+static void start_log_forwarder(void)
+{
 	int pipefd[2];
 	pid_t pid;
 
@@ -126,11 +169,12 @@ static void start_logger(void)
 		return;
 	pid = fork();
 	if (pid == 0) {
+		/* Only the pipe: no action's memfd, nor the wait= pipe, whose end it would delay. */
 		if (dup2(pipefd[0], STDIN_FILENO) < 0)
-			_exit(127);
+			_exit(1);
 		(void)close_range(STDERR_FILENO + 1, ~0U, 0);
-		execve(logger, argv, envp);
-		_exit(127);
+		forward_lines(STDIN_FILENO);
+		_exit(0);
 	}
 	if (pid > 0) {
 		(void)dup2(pipefd[1], STDOUT_FILENO);
@@ -169,7 +213,7 @@ static void run_chains(const struct duress_manifest *m)
 	size_t running = 0;
 
 	if (m->flags & DURESS_RUN_DEBUG)
-		start_logger();
+		start_log_forwarder();
 	for (size_t c = 0; c < m->n_chains; c++) {
 		pid_t pid = fork();
 
