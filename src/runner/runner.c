@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -196,6 +197,8 @@ static _Noreturn void run_chain(const struct duress_manifest *m, size_t c)
 	(void)close(DURESS_RUNNER_DONE_FD);
 	if (duress_become(chain->target) != 0)
 		_exit(1);
+	/* The change of ids made it dumpable again if fs.suid_dumpable is 1: see prepare(). */
+	(void)prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
 	for (size_t i = 0; i < chain->n_jobs; i++) {
 		pid_t pid = fork();
 
@@ -239,6 +242,13 @@ static void run_chains(const struct duress_manifest *m)
 /* Checks what the module handed over and puts the process in its default state. */
 static int prepare(struct duress_manifest *m)
 {
+	/*
+	 * Until each action's own exec, the user an action runs as (who may
+	 * have started this, from a screen locker) must not read this
+	 * program's path in /proc/PID/exe and maps, nor its descriptors: a
+	 * process that is not dumpable has those owned by root.
+	 */
+	(void)prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
 	if (become_root() != 0)
 		return -1;
 	reset_signals();
