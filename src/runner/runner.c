@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * duress-runner: runs the actions pam_duress matched.  The module starts it
- * with execve() in a fresh process image, so that it holds nothing of the
- * login program's memory (the password least of all) and `ps` shows its own
- * name.  It is handed, at fixed descriptors (core/manifest.h), a manifest of
- * two chains (per-user actions as the user, global ones as root) with the
- * ids, groups and environment already looked up, and the sealed memfds of
- * the verified actions: it needs no NSS and parses nothing a user wrote but
- * the #! line.
+ * The action runner (installed as session-helper): runs the actions
+ * pam_duress matched.  The module starts it with execve() in a fresh process
+ * image, so that it holds nothing of the login program's memory (the
+ * password least of all) and `ps` shows its own name, which, like every name
+ * a user can read in /proc, does not name the project.  It is handed, at
+ * fixed descriptors (core/manifest.h), a manifest of two chains (per-user
+ * actions as the user, global ones as root) with the ids, groups and
+ * environment already looked up, and the sealed memfds of the verified
+ * actions: it needs no NSS and parses nothing a user wrote but the #! line.
  *
  * It checks what it was given and exits, leaving a child that the module
  * does not wait for (adopted by init: no zombie); that child starts one

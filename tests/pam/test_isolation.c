@@ -9,8 +9,8 @@
  *
  * The process tree while an action runs: the runner (its first process
  * exited at once), one chain process per chain, and the action:
- *   duress-runner ─┬─ duress-runner (per-user chain) ── action
- *                  └─ duress-runner (global chain) ── action
+ *   session-helper ─┬─ session-helper (per-user chain) ── action
+ *                   └─ session-helper (global chain) ── action
  * Actions here write their pid and wait for a release file, so that the
  * tree can be looked at: the chain is the action's parent, the runner the
  * chain's.
@@ -156,7 +156,7 @@ static int in_child(int (*fn)(const void *arg), const void *arg)
 /* ps: the runner is its own program, not a copy of the login program. */
 static void runner_has_its_own_name(void **state)
 {
-	static const char want[] = "duress-runner";
+	static const char want[] = "session-helper";
 	struct tree t;
 	char path[64], *cmdline;
 	size_t len = 0;
