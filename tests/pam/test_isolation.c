@@ -479,8 +479,9 @@ static void missing_runner_fails_closed(void **state)
 /*
  * Every process of the runner's session (it calls setsid: the runner, its
  * chains, the syslog forwarder with debug, the actions), as this user sees
- * it in /proc: one "pid" line and then what it could read.  Waits for the
- * held global action first, so that root's chain is in the listing too.
+ * it in /proc: one "pid" line and then what it could read; then the keys
+ * this user may see (the action's new session keyring among them).  Waits
+ * for the held global action first, so that root's chain is in the listing.
  */
 static const char look_pre[] =
 	"n=0; while [ ! -e \"$R/g.pid\" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done\n"
@@ -495,6 +496,7 @@ static const char look_pre[] =
 	"  awk '$6 != \"\" { print \"map \" $6 }' \"$d/maps\" | uniq\n"
 	"  tr '\\0' '\\n' <\"$d/environ\" | sed 's/^/env /'\n"
 	"done >\"$R/.$N.proc\" 2>/dev/null\n"
+	"sed 's/^/key /' /proc/keys >>\"$R/.$N.proc\" 2>/dev/null\n"
 	"mv \"$R/.$N.proc\" \"$R/$N.proc\"\n";
 
 /*
