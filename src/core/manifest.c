@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "manifest.h"
+#include "memfd.h"
 #include "write.h"
 
 #include <errno.h>
@@ -102,12 +103,12 @@ static void put_chain(struct out *o, const struct duress_chain *c, size_t *next_
 
 static int sealed_memfd(const struct out *o)
 {
-	int fd = memfd_create("duress-manifest", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+	int fd = memfd_create(DURESS_MEMFD_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
 	int r;
 
 	/* Kernels before 6.3 do not know MFD_NOEXEC_SEAL. */
 	if (fd < 0 && errno == EINVAL)
-		fd = memfd_create("duress-manifest", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		fd = memfd_create(DURESS_MEMFD_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
 	r = duress_write_all(fd, o->data, o->len);

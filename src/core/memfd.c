@@ -19,11 +19,11 @@
 
 int duress_memfd_new(void)
 {
-	int fd = memfd_create("duress-action", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+	int fd = memfd_create(DURESS_MEMFD_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
 
 	/* Kernels before 6.3 do not know MFD_EXEC; their memfds are executable anyway. */
 	if (fd < 0 && errno == EINVAL)
-		fd = memfd_create("duress-action", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		fd = memfd_create(DURESS_MEMFD_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	return duress_fd_above_stdio(fd);
 }
 

@@ -10,6 +10,14 @@
 #define DURESS_READ_CHUNK ((size_t)64 * 1024)
 
 /*
+ * The name of every memfd the module makes (actions, manifest).  The user
+ * an action runs as reads it in /proc: the link of a script's descriptor 3,
+ * an ELF action's exe, maps and (Linux 6.14 and later) comm "memfd:NAME".
+ * Empty, so that it names nothing, the project least of all.
+ */
+#define DURESS_MEMFD_NAME ""
+
+/*
  * A memfd to hold the verified copy of an action, sealable, executable, and
  * above descriptors 0-2.  Returns the descriptor or -errno.
  */

@@ -106,18 +106,21 @@ struct handover {
 	int *tmp; /* the child's scratch space */
 	size_t n;
 	int devnull;
+	char *name; /* argv[0]: the program's file name, which `ps` shows as well */
 };
 
-static int handover_init(struct handover *h, int manifest, int done,
+static int handover_init(struct handover *h, const char *path, int manifest, int done,
 			 const struct duress_chain *chains, size_t n_chains)
 {
+	const char *slash = strrchr(path, '/');
 	size_t n = 2;
 
 	for (size_t c = 0; c < n_chains; c++)
 		n += chains[c].n_jobs;
 	h->from = calloc(n, sizeof(int));
 	h->tmp = calloc(n, sizeof(int));
-	if (!h->from || !h->tmp)
+	h->name = strdup(slash ? slash + 1 : path);
+	if (!h->from || !h->tmp || !h->name)
 		return -ENOMEM;
 	h->from[h->n++] = manifest;
 	h->from[h->n++] = done;
@@ -165,8 +168,7 @@ static int place_descriptors(const struct handover *h)
  */
 static _Noreturn void exec_runner(const char *path, const struct handover *h)
 {
-	char name[] = "duress-runner";
-	char *const argv[] = { name, NULL };
+	char *const argv[] = { h->name, NULL };
 	char *const envp[] = { NULL };
 	int status = 0;
 	pid_t pid;
@@ -276,7 +278,7 @@ int duress_spawn(const char *runner_path, const struct duress_chain *chains, siz
 		r = h.devnull < 0 ? h.devnull : open_wait_pipe(wait_seconds, done);
 	}
 	if (r == 0)
-		r = handover_init(&h, manifest, done[1], chains, n_chains);
+		r = handover_init(&h, runner_path, manifest, done[1], chains, n_chains);
 	if (r == 0)
 		r = start_runner(runner_path, &h);
 	if (r == 0 && done[1] >= 0) {
@@ -295,5 +297,6 @@ int duress_spawn(const char *runner_path, const struct duress_chain *chains, siz
 	close_fd(&h.devnull);
 	free(h.from);
 	free(h.tmp);
+	free(h.name);
 	return r;
 }

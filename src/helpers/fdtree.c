@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -584,6 +585,12 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
 
+	/*
+	 * As a per-user action's helper it runs as the user: not dumpable, so
+	 * that the session cannot read its exe link (the package's libexec
+	 * directory) or its environment in /proc; the command line stays.
+	 */
+	(void)prctl(PR_SET_DUMPABLE, 0);
 	/* What it makes is 0700 whatever umask the caller had. */
 	umask(077);
 	if (argc == 3 && strcmp(cmd, "remove") == 0)

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * duress-runner: runs the actions pam_duress matched.  The module starts it
- * with execve() in a fresh process image, so that it holds nothing of the
- * login program's memory (the password least of all) and `ps` shows its own
- * name.  It is handed, at fixed descriptors (core/manifest.h), a manifest of
- * two chains (per-user actions as the user, global ones as root) with the
- * ids, groups and environment already looked up, and the sealed memfds of
- * the verified actions: it needs no NSS and parses nothing a user wrote but
- * the #! line.
+ * The action runner (installed as session-helper): runs the actions
+ * pam_duress matched.  The module starts it with execve() in a fresh process
+ * image, so that it holds nothing of the login program's memory (the
+ * password least of all) and `ps` shows its own name, which, like every name
+ * a user can read in /proc, does not name the project.  It is handed, at
+ * fixed descriptors (core/manifest.h), a manifest of two chains (per-user
+ * actions as the user, global ones as root) with the ids, groups and
+ * environment already looked up, and the sealed memfds of the verified
+ * actions: it needs no NSS and parses nothing a user wrote but the #! line.
  *
  * It checks what it was given and exits, leaving a child that the module
  * does not wait for (adopted by init: no zombie); that child starts one
@@ -19,10 +20,13 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "core/manifest.h"
@@ -112,13 +116,54 @@ static int check_descriptors(const struct duress_manifest *m)
 	return fcntl(DURESS_RUNNER_DONE_FD, F_SETFD, FD_CLOEXEC);
 }
 
-/* With debug, stdout and stderr (inherited by every action) go to syslog. */
-static void start_logger(void)
+/* Up to this many bytes of an action's output make one syslog message. */
+#define LOG_LINE_MAX 1024
+
+static void log_line(char *line, size_t len)
 {
-	char logger[] = "/usr/bin/logger", p[] = "-p", prio[] = "authpriv.debug";
-	char t[] = "-t", tag[] = "pam_duress";
-	char *const argv[] = { logger, p, prio, t, tag, NULL };
-	char *const envp[] = { NULL };
+	line[len] = '\0';
+	if (len > 0)
+		syslog(LOG_DEBUG, "%s", line);
+}
+
+/* Each line read from fd (or each LOG_LINE_MAX bytes of a longer one) to syslog. */
+static void forward_lines(int fd)
+{
+	char buf[LOG_LINE_MAX + 1];
+	size_t used = 0;
+	ssize_t n;
+
+	openlog("pam_duress", 0, LOG_AUTHPRIV);
+	while ((n = read(fd, buf + used, LOG_LINE_MAX - used)) != 0) {
+		char *line = buf, *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		used += (size_t)n;
+		while ((nl = memchr(line, '\n', used - (size_t)(line - buf)))) {
+			log_line(line, (size_t)(nl - line));
+			line = nl + 1;
+		}
+		used -= (size_t)(line - buf);
+		memmove(buf, line, used);
+		if (used == LOG_LINE_MAX) {
+			log_line(buf, used);
+			used = 0;
+		}
+	}
+	log_line(buf, used);
+	closelog();
+}
+
+/*
+ * With debug, stdout and stderr (inherited by every action) go to syslog
+ * (authpriv.debug, tag pam_duress) through a child of this process, not an
+ * exec'd logger(1): its command line, tag included, is every user's to read.
+ */
+static void start_log_forwarder(void)
+{
 	int pipefd[2];
 	pid_t pid;
 
@@ -126,11 +171,12 @@ static void start_logger(void)
 		return;
 	pid = fork();
 	if (pid == 0) {
+		/* Only the pipe: no action's memfd, nor the wait= pipe, whose end it would delay. */
 		if (dup2(pipefd[0], STDIN_FILENO) < 0)
-			_exit(127);
+			_exit(1);
 		(void)close_range(STDERR_FILENO + 1, ~0U, 0);
-		execve(logger, argv, envp);
-		_exit(127);
+		forward_lines(STDIN_FILENO);
+		_exit(0);
 	}
 	if (pid > 0) {
 		(void)dup2(pipefd[1], STDOUT_FILENO);
@@ -152,6 +198,8 @@ static _Noreturn void run_chain(const struct duress_manifest *m, size_t c)
 	(void)close(DURESS_RUNNER_DONE_FD);
 	if (duress_become(chain->target) != 0)
 		_exit(1);
+	/* The change of ids made it dumpable again if fs.suid_dumpable is 1: see prepare(). */
+	(void)prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
 	for (size_t i = 0; i < chain->n_jobs; i++) {
 		pid_t pid = fork();
 
@@ -169,7 +217,7 @@ static void run_chains(const struct duress_manifest *m)
 	size_t running = 0;
 
 	if (m->flags & DURESS_RUN_DEBUG)
-		start_logger();
+		start_log_forwarder();
 	for (size_t c = 0; c < m->n_chains; c++) {
 		pid_t pid = fork();
 
@@ -195,6 +243,13 @@ static void run_chains(const struct duress_manifest *m)
 /* Checks what the module handed over and puts the process in its default state. */
 static int prepare(struct duress_manifest *m)
 {
+	/*
+	 * Until each action's own exec, the user an action runs as (who may
+	 * have started this, from a screen locker) must not read this
+	 * program's path in /proc/PID/exe and maps, nor its descriptors: a
+	 * process that is not dumpable has those owned by root.
+	 */
+	(void)prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
 	if (become_root() != 0)
 		return -1;
 	reset_signals();

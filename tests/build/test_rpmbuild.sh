@@ -48,7 +48,7 @@ check "binary package written" test -n "$rpm_file"
 libdir=$(rpm --eval '%{_libdir}')
 files=$(rpm -qlp "$rpm_file" 2>/dev/null)
 for f in "$libdir/security/pam_duress.so" /usr/bin/duress /usr/bin/duress_sign \
-	/usr/libexec/pam_duress/duress-runner /usr/share/man/man1/duress.1 \
+	/usr/libexec/pam_duress/session-helper /usr/share/man/man1/duress.1 \
 	/usr/share/man/man1/duress_sign.1 /usr/share/man/man8/pam_duress.8 \
 	/usr/share/doc/pam_duress/README.md /usr/share/doc/pam_duress/SECURITY.md \
 	/usr/share/doc/pam_duress/docs/install-fedora.md /usr/share/pam_duress/authselect-duress.sh \

@@ -32,7 +32,7 @@ ours_left() { # the files and symlinks under $1
 check "make install DESTDIR=a" run_make install "$A"
 check "make install DESTDIR=b" run_make install "$B"
 
-for f in "$PREFIX/bin/duress" "$RUNNER_DIR/duress-runner" "$PREFIX/share/man/man1/duress.1" \
+for f in "$PREFIX/bin/duress" "$RUNNER_DIR/session-helper" "$PREFIX/share/man/man1/duress.1" \
 	"$PREFIX/share/man/man8/pam_duress.8" "$DOCDIR/README.md" "$DOCDIR/SECURITY.md" \
 	"$DOCDIR/CHANGELOG.md"; do
 	check "installed: $f" test -f "$A$f"

@@ -6,7 +6,7 @@ set -u
 DURESS=$1
 MODULE=$2
 # The action runner of the same build tree, next to the module (src/meson.build).
-RUNNER=$(readlink -f "$(dirname "$MODULE")/duress-runner")
+RUNNER=$(readlink -f "$(dirname "$MODULE")/session-helper")
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 # shellcheck source=tests/lib/root.sh

@@ -117,7 +117,7 @@ chmod 600 "$T/shadow"
 # The stack of SPEC section 1, with this build's module and a private global_dir.
 cat >"$T/pam.d/$SERVICE" <<EOF
 auth	[success=2 default=ignore]	pam_unix.so nullok nodelay
-auth	[success=1 default=ignore]	$MODULE global_dir=$T/duress.d runner=$BUILD/src/duress-runner
+auth	[success=1 default=ignore]	$MODULE global_dir=$T/duress.d runner=$BUILD/src/session-helper
 auth	requisite			pam_deny.so
 auth	required			pam_permit.so
 account	required			pam_permit.so

@@ -72,8 +72,8 @@ MODULE=$(readlink -f "$1")
 DURESS_SRC=$(readlink -f "$2")
 [ -f "$MODULE" ] || skip_all "no module at $1"
 # The action runner of the same build tree, next to the module (src/meson.build).
-RUNNER=$(dirname "$MODULE")/duress-runner
-[ -x "$RUNNER" ] || skip_all "no duress-runner next to $1"
+RUNNER=$(dirname "$MODULE")/session-helper
+[ -x "$RUNNER" ] || skip_all "no session-helper (the runner) next to $1"
 [ -x "$DURESS_SRC" ] || skip_all "no duress CLI at $2"
 SSHD_BIN=$(command -v sshd)
 SSHD_BIN=$(readlink -f "$SSHD_BIN")
@@ -219,7 +219,7 @@ no_password_in_evidence() {
 # settle: until the actions that the logins so far started have run (see
 # actions_settled): then "no action ran" can no longer turn out wrong.
 settle() {
-	actions_settled 10 "$RUNNER" || echo "# a duress-runner still runs after 10 s"
+	actions_settled 10 "$RUNNER" || echo "# a runner ($RUNNER) still runs after 10 s"
 }
 show_results() {
 	{

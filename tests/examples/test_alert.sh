@@ -10,7 +10,7 @@ set -u
 DURESS=$1
 MODULE=$2
 EXAMPLES=$3
-RUNNER=$(readlink -f "$(dirname "$MODULE")/duress-runner")
+RUNNER=$(readlink -f "$(dirname "$MODULE")/session-helper")
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib/tap.sh
 . "$HERE/../lib/tap.sh"

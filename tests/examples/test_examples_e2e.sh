@@ -433,7 +433,7 @@ run_logins() {
 if [ "${1:-}" = --inside ]; then
 	shift
 	MODULE=$1 DURESS_SRC=$2 EXAMPLES=$3
-	RUNNER=$(dirname "$MODULE")/duress-runner
+	RUNNER=$(dirname "$MODULE")/session-helper
 	HERE=$(dirname "$0")
 	inside
 	exit 0
@@ -454,7 +454,7 @@ MODULE=$(readlink -f "$1")
 DURESS_SRC=$(readlink -f "$2")
 EXAMPLES=$(readlink -f "$3")
 [ -f "$MODULE" ] || skip_all "no module at $1"
-[ -x "$(dirname "$MODULE")/duress-runner" ] || skip_all "no duress-runner next to $1"
+[ -x "$(dirname "$MODULE")/session-helper" ] || skip_all "no session-helper (the runner) next to $1"
 [ -x "$(dirname "$MODULE")/fdtree" ] || skip_all "no fdtree (hide's helper) next to $1"
 [ -x "$DURESS_SRC" ] || skip_all "no duress CLI at $2"
 

@@ -15,7 +15,7 @@ set -u
 DURESS=$1
 MODULE=$2
 EXAMPLES=$3
-RUNNER=$(dirname "$MODULE")/duress-runner
+RUNNER=$(dirname "$MODULE")/session-helper
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"

@@ -78,11 +78,13 @@ reap_uid() {
 	sleep 0.2
 }
 
-# no_runner RUNNER: no process runs the duress-runner program RUNNER (its
-# absolute path: another build's runner does not count).
+# no_runner RUNNER: no process runs the runner program RUNNER (its absolute
+# path: another build's runner does not count).  The kernel's name of a
+# process is its program's file name, cut to 15 bytes.
 no_runner() {
-	local p
-	for p in $(pgrep -x duress-runner); do
+	local p name
+	name=$(basename "$1" | cut -c 1-15)
+	for p in $(pgrep -x "$name"); do
 		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" != "$1" ] || return 1
 	done
 }

@@ -119,7 +119,7 @@ inside() {
 	check "after install, both profiles are in /usr/share/pam-configs" \
 		test -f /usr/share/pam-configs/duress -a -f /usr/share/pam-configs/duress-before
 	MODFILE=$(dpkg -L libpam-duress | grep '/security/pam_duress\.so$')
-	RUNNER=$(grep -a -o '/[[:print:]]*/duress-runner' "$MODFILE" | head -n 1)
+	RUNNER=$(grep -a -o '/[[:print:]]*/session-helper' "$MODFILE" | head -n 1)
 	check "the runner path compiled into the module ($RUNNER) is the installed runner" \
 		test -n "$RUNNER" -a -x "$RUNNER" -a "$(dpkg -S "$RUNNER" 2>/dev/null | cut -d: -f1)" = libpam-duress
 
@@ -199,7 +199,7 @@ auth required pam_permit.so" ] && STOCK=1
 		check_diag "$p: real password logs in" "$LOG" test $? -eq 0
 		login "$WP"
 		check_diag "$p: wrong password refused" "$LOG" test $? -ne 0
-		actions_settled 10 "$RUNNER" || echo "# a duress-runner still runs after 10 s"
+		actions_settled 10 "$RUNNER" || echo "# a runner ($RUNNER) still runs after 10 s"
 		check "$p: real and wrong password ran no action" test "$(evidence)" -eq 0
 		login "$DP"
 		check_diag "$p: duress password logs in" "$LOG" test $? -eq 0
@@ -327,8 +327,8 @@ ships() {
 	for p in "$@"; do grep -qxF "$p" "$T/contents" || return 1; done
 }
 check "ships pam_duress.so in libpam's module directory ($PAMDIR)" ships "$PAMDIR/pam_duress.so"
-check "ships duress, duress_sign, duress-runner, fdtree (hide's helper)" \
-	ships /usr/bin/duress /usr/bin/duress_sign /usr/libexec/pam_duress/duress-runner \
+check "ships duress, duress_sign, session-helper, fdtree (hide's helper)" \
+	ships /usr/bin/duress /usr/bin/duress_sign /usr/libexec/pam_duress/session-helper \
 	/usr/libexec/pam_duress/fdtree
 check "ships the man pages duress(1), duress_sign(1), pam_duress(8)" \
 	ships /usr/share/man/man1/duress.1.gz /usr/share/man/man1/duress_sign.1.gz /usr/share/man/man8/pam_duress.8.gz

@@ -2,9 +2,10 @@
 /*
  * An ELF action for the PAM tests.  Unlike a shell script it sees exactly
  * what the runner gave it: its argv, every descriptor, its ids and groups,
- * its session keyring and its environment.  It writes them, in the format of the script
- * actions, to $HOME/results/<argv[0]> (the test links results there) and
- * appends argv[0] to $HOME/results/runs.
+ * its session keyring, its environment and the names /proc shows for it.
+ * It writes them, in the format of the script actions, to
+ * $HOME/results/<argv[0]> (the test links results there) and appends
+ * argv[0] to $HOME/results/runs.
  *
  * Built without sanitizers: their runtimes could add descriptors of their own.
  */
@@ -60,6 +61,37 @@ static void write_ids(FILE *f)
 		syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0));
 }
 
+/*
+ * The names /proc shows for this process to its own user: what `ps`, `top`
+ * and `ls -l /proc/PID` would show a coercer in the session.
+ */
+static void write_proc_names(FILE *f)
+{
+	char link[PATH_MAX], line[PATH_MAX + 128], last[PATH_MAX] = "";
+	ssize_t n = readlink("/proc/self/exe", link, sizeof(link) - 1);
+	FILE *in;
+
+	link[n > 0 ? n : 0] = '\0';
+	fprintf(f, "exe %s\n", link);
+	in = fopen("/proc/self/comm", "re");
+	if (in && fgets(line, sizeof(line), in))
+		fprintf(f, "comm %s", line);
+	if (in)
+		fclose(in);
+	in = fopen("/proc/self/maps", "re");
+	/* The file column of each mapping, once per run of equal ones. */
+	while (in && fgets(line, sizeof(line), in)) {
+		char *path = strchr(line, '/');
+
+		if (path && strcmp(path, last) != 0) {
+			fprintf(f, "map %s", path);
+			snprintf(last, sizeof(last), "%s", path);
+		}
+	}
+	if (in)
+		fclose(in);
+}
+
 int main(int argc, char **argv)
 {
 	char fds[8192], tmp[PATH_MAX], final[PATH_MAX], runs[PATH_MAX];
@@ -82,6 +114,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < argc; i++)
 		fprintf(f, "argv%d %s\n", i, argv[i] ? argv[i] : "(null)");
 	write_ids(f);
+	write_proc_names(f);
 	for (char **e = environ; *e; e++)
 		fprintf(f, "env %s\n", *e);
 	if (fclose(f) != 0 || rename(tmp, final) != 0)

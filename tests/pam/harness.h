@@ -46,7 +46,7 @@ struct world {
 	char runs[PATH_MAX];    /* results/runs: one line per action run */
 	const char *module;
 	const char *cli;
-	const char *runner; /* the build tree's duress-runner: runner= of every service */
+	const char *runner; /* the build tree's runner (session-helper): runner= of every service */
 	const char *elf;    /* a compiled action that records how it was run */
 	bool root;
 	bool valgrind;

@@ -5,12 +5,13 @@
  * password in its memory), the unprivileged user who typed the password into
  * a setuid program cannot signal it, actions get a new session keyring and
  * the system's limits and nice value, and a stopped per-user action does not
- * hold back the global ones.
+ * hold back the global ones.  Issue 17 item 7: no name the user can read in
+ * /proc for any of these processes carries the project's name.
  *
  * The process tree while an action runs: the runner (its first process
  * exited at once), one chain process per chain, and the action:
- *   duress-runner ─┬─ duress-runner (per-user chain) ── action
- *                  └─ duress-runner (global chain) ── action
+ *   session-helper ─┬─ session-helper (per-user chain) ── action
+ *                   └─ session-helper (global chain) ── action
  * Actions here write their pid and wait for a release file, so that the
  * tree can be looked at: the chain is the action's parent, the runner the
  * chain's.
@@ -156,7 +157,7 @@ static int in_child(int (*fn)(const void *arg), const void *arg)
 /* ps: the runner is its own program, not a copy of the login program. */
 static void runner_has_its_own_name(void **state)
 {
-	static const char want[] = "duress-runner";
+	static const char want[] = "session-helper";
 	struct tree t;
 	char path[64], *cmdline;
 	size_t len = 0;
@@ -475,6 +476,90 @@ static void missing_runner_fails_closed(void **state)
 	assert_int_equal(auth_quick("no-runner", "alice", U(ALICE)->real), PAM_SUCCESS);
 }
 
+/*
+ * Every process of the runner's session (it calls setsid: the runner, its
+ * chains, the syslog forwarder with debug, the actions), as this user sees
+ * it in /proc: one "pid" line and then what it could read; then the keys
+ * this user may see (the action's new session keyring among them).  Waits
+ * for the held global action first, so that root's chain is in the listing.
+ */
+static const char look_pre[] =
+	"n=0; while [ ! -e \"$R/g.pid\" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done\n"
+	"sid=$(cut -d ')' -f 2 /proc/$$/stat | cut -d ' ' -f 5)\n"
+	"for d in /proc/[0-9]*; do\n"
+	"  s=$(cut -d ')' -f 2 \"$d/stat\" 2>/dev/null | cut -d ' ' -f 5)\n"
+	"  [ \"$s\" = \"$sid\" ] || continue\n"
+	"  echo \"pid ${d#/proc/}\"; echo \"comm $(cat \"$d/comm\")\"\n"
+	"  echo \"cmdline $(tr '\\0' ' ' <\"$d/cmdline\")\"\n"
+	"  echo \"exe $(readlink \"$d/exe\")\"; grep -h '^Name' \"$d/status\"\n"
+	"  for f in \"$d\"/fd/*; do echo \"fd $(readlink \"$f\")\"; done\n"
+	"  awk '$6 != \"\" { print \"map \" $6 }' \"$d/maps\" | uniq\n"
+	"  tr '\\0' '\\n' <\"$d/environ\" | sed 's/^/env /'\n"
+	"done >\"$R/.$N.proc\" 2>/dev/null\n"
+	"sed 's/^/key /' /proc/keys >>\"$R/.$N.proc\" 2>/dev/null\n"
+	"mv \"$R/.$N.proc\" \"$R/$N.proc\"\n";
+
+/*
+ * Prints and counts in *bad the lines of results/name that carry the
+ * project's name, once the test world's own directory (the test named it,
+ * not the module) is taken out; returns how many lines start with `count`.
+ */
+static size_t names_in(const char *name, const char *count, size_t *bad)
+{
+	char path[PATH_MAX], *text, *line, *next;
+	const size_t tmp_len = strlen(W.tmp);
+	size_t counted = 0;
+
+	pathf(path, "%s/%s", W.results, name);
+	text = read_file(path, NULL);
+	assert_non_null(text);
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		for (char *t; (t = strstr(line, W.tmp));)
+			memmove(t, t + tmp_len, strlen(t + tmp_len) + 1);
+		if (strcasestr(line, "duress") && ++*bad)
+			printf("# %s: a name carries the project's: \"%s\"\n", name, line);
+		counted += strncmp(line, count, strlen(count)) == 0;
+	}
+	free(text);
+	return counted;
+}
+
+/*
+ * Issue 17 item 7: no name a user can read in /proc carries the project's
+ * name.  A duress login with debug (so that the actions' output has its
+ * syslog helper) starts a per-user ELF action, which records its own exe,
+ * comm, maps and descriptors, then a per-user script that lists, as the
+ * user, every process of the runner's session while root's chain holds a
+ * global action: the runner, both chains, the helper, root's action.
+ */
+static void proc_names_are_neutral(void **state)
+{
+	const char *pw = "both-duress";
+	char path[PATH_MAX];
+	size_t bad = 0;
+
+	(void)state;
+	require_root("global actions run only as root");
+	skip_under_valgrind("fexecve() of an ELF memfd");
+	action_elf(U(ALICE)->dir, "10-elf", U(ALICE)->uid, pw);
+	script_action(U(ALICE)->dir, "20-look", U(ALICE)->uid, look_pre, pw);
+	script_action(W.global, "g", 0, hold_pre, pw);
+	assert_int_equal(auth_quick("debug", "alice", pw), PAM_SUCCESS);
+	pathf(path, "%s/20-look.proc", W.results);
+	assert_true(wait_for_file(path, 15000));
+	release(RUNS("10-elf", "20-look", "g"));
+	assert_int_equal(names_in("10-elf", "exe /memfd:", &bad), 1);
+	names_in("20-look", "", &bad);
+	/* The runner, two chains, root's action and this script at least. */
+	assert_true(names_in("20-look.proc", "pid ", &bad) >= 5);
+	assert_int_equal(bad, 0);
+	/* The script's own descriptor 3 was read: the listing is not empty of links. */
+	assert_true(names_in("20-look.proc", "fd /memfd:", &bad) >= 1);
+}
+
 /* After each test, passed or failed: no held action waits out its 30 s. */
 static int release_held(void **state)
 {
@@ -489,9 +574,10 @@ static int release_held(void **state)
 #define T(f) cmocka_unit_test_setup_teardown(f, fresh_test, release_held)
 
 static const struct CMUnitTest tests[] = {
-	T(runner_has_its_own_name),     T(new_session_keyring),   T(limits_and_nice_reset),
-	T(stopped_user_action),         T(no_password_in_memory), T(runner_not_signalled_by_caller),
-	T(missing_runner_fails_closed),
+	T(runner_has_its_own_name),     T(new_session_keyring),
+	T(limits_and_nice_reset),       T(stopped_user_action),
+	T(no_password_in_memory),       T(runner_not_signalled_by_caller),
+	T(missing_runner_fails_closed), T(proc_names_are_neutral),
 };
 
 const struct test_group isolation_group = { "pam_isolation", tests,

@@ -280,7 +280,7 @@ static void case_opts(const struct auth_case *c, struct duress_opts *o)
 	if (c->runner == FAILING)
 		o->runner = W.false_runner;
 	else if (c->runner == MISSING)
-		o->runner = "/nonexistent/duress-runner";
+		o->runner = "/nonexistent/session-helper";
 }
 
 /* As root: authenticates in a child that has become ualice, its report in her home. */
