@@ -35,12 +35,16 @@ static void write_accounts(void)
 	char path[PATH_MAX], text[4 * PATH_MAX];
 	unsigned u = (unsigned)W.uid, g = (unsigned)W.gid;
 
-	/* ucarol is locked as `usermod -L` does it; root's home has no actions. */
+	/*
+	 * ucarol is locked as `usermod -L` does it, udave has no password at
+	 * all ("*", as useradd leaves it); root's home has no actions.
+	 */
 	snprintf(text, sizeof(text),
 		 "root:x:0:0:root:%s/home/root:/bin/sh\n"
 		 "ualice:x:%u:%u:ualice:%s:/bin/sh\n"
-		 "ucarol:!x:%u:%u:ucarol:%s/home/ucarol:/bin/sh\n",
-		 W.tmp, u, g, W.home, W.root ? u + 2 : u, g, W.tmp);
+		 "ucarol:!x:%u:%u:ucarol:%s/home/ucarol:/bin/sh\n"
+		 "udave:*:%u:%u:udave:%s/home/udave:/bin/sh\n",
+		 W.tmp, u, g, W.home, W.root ? u + 2 : u, g, W.tmp, W.root ? u + 3 : u, g, W.tmp);
 	join(path, sizeof(path), W.tmp, "passwd");
 	fx_write_text(AT_FDCWD, path, text, 0644);
 	setenv("NSS_WRAPPER_PASSWD", path, 1);
