@@ -138,6 +138,12 @@ static void global_password_uid_boundaries(void **state)
 
 	(void)state;
 	require_root("global actions run only as root");
+	/*
+	 * Seen: from the namespace's child the runner itself exits 0, but the
+	 * valgrind-hosted process between it and the module exits with
+	 * valgrind's error code, which the module reads as a runner that failed.
+	 */
+	skip_under_valgrind("the runner started from a private mount namespace");
 	if (access("/etc/login.defs", F_OK) != 0) {
 		printf("SKIP: no /etc/login.defs to stand in for\n");
 		fflush(stdout);
