@@ -9,16 +9,17 @@
 #   build     ordinary build in build/ + meson test
 #   asan      ASan+UBSan build in build-asan/ + meson test
 #   valgrind  the unit, cli and pam suites of build/ under valgrind
-#   static    cppcheck and clang-tidy over src/, clang-format over every C file
+#   static    cppcheck and clang-tidy over src/, clang-format over every C file,
+#             tools/secret-compare.sh (secrets compared in constant time)
 #   man       mandoc -Tlint over man/*.[0-9]
 #   fuzz      each libFuzzer target for FUZZ_SECONDS (20) from its corpus
 #
 # Every test that meson runs counts as one test, and so does each of
-# cppcheck, clang-tidy, clang-format and mandoc, and the last check: the
-# machine's PAM configuration (PAM_DIRS) is byte for byte what it was when
-# the run started.  A build that fails counts as one failed test.  The last
-# line printed is "N passed, N failed, N skipped"; the exit status is
-# non-zero when anything failed.
+# cppcheck, clang-tidy, clang-format, secret-compare and mandoc, and the
+# last check: the machine's PAM configuration (PAM_DIRS) is byte for byte
+# what it was when the run started.  A build that fails counts as one
+# failed test.  The last line printed is "N passed, N failed, N skipped";
+# the exit status is non-zero when anything failed.
 #
 # Contract with tests/meson.build:
 #   - suites: unit, cli, pam (others run in the build and asan steps only);
@@ -324,6 +325,18 @@ step_clang_format()
 	record "clang-format" $((SECONDS - t0)) $((1 - fail)) "$fail" 0
 }
 
+# No secret (tag, hash, key, password) compared with memcmp, strcmp and
+# the like in src/: a test cannot see the timing, this rule can.
+step_secret_compare()
+{
+	local t0=$SECONDS fail=0
+
+	banner "secret comparisons in constant time"
+	echo "+ tools/secret-compare.sh src"
+	tools/secret-compare.sh src || fail=1
+	record "secret-compare" $((SECONDS - t0)) $((1 - fail)) "$fail" 0
+}
+
 step_static()
 {
 	# cppcheck wants build/config.h, clang-tidy build/compile_commands.json.
@@ -332,6 +345,7 @@ step_static()
 	step_cppcheck
 	step_clang_tidy
 	step_clang_format
+	step_secret_compare
 }
 
 step_man()

@@ -134,13 +134,13 @@ void duress_uid_range_read(const char *path, struct duress_uid_range *ret)
 
 /* What the global password may log in, beyond the rules for every match. */
 static bool global_login_allowed(const struct duress_opts *o, const struct passwd *pw,
-				 const struct duress_log *lg)
+				 const char *login_defs, const struct duress_log *lg)
 {
 	struct duress_uid_range range;
 
 	if (pw->pw_uid == 0)
 		return true; /* allow_root, checked by the caller */
-	duress_uid_range_read(DURESS_LOGIN_DEFS, &range);
+	duress_uid_range_read(login_defs, &range);
 	if (pw->pw_uid < range.min || pw->pw_uid > range.max) {
 		duress_debug(lg,
 			     "%s is not an ordinary account (uid %u outside %u..%u): "
@@ -159,8 +159,9 @@ static bool global_login_allowed(const struct duress_opts *o, const struct passw
 	return true;
 }
 
-bool duress_login_allowed(const struct duress_opts *o, const struct passwd *pw, const char *service,
-			  struct duress_match m, const struct duress_log *lg)
+bool duress_login_allowed_defs(const struct duress_opts *o, const struct passwd *pw,
+			       const char *service, struct duress_match m, const char *login_defs,
+			       const struct duress_log *lg)
 {
 	if (o->deny)
 		return false;
@@ -182,5 +183,11 @@ bool duress_login_allowed(const struct duress_opts *o, const struct passwd *pw, 
 	/* A per-user password only ever matches its own account. */
 	if (m.user)
 		return true;
-	return global_login_allowed(o, pw, lg);
+	return global_login_allowed(o, pw, login_defs, lg);
+}
+
+bool duress_login_allowed(const struct duress_opts *o, const struct passwd *pw, const char *service,
+			  struct duress_match m, const struct duress_log *lg)
+{
+	return duress_login_allowed_defs(o, pw, service, m, DURESS_LOGIN_DEFS, lg);
 }

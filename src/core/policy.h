@@ -47,3 +47,13 @@ struct duress_match {
  */
 bool duress_login_allowed(const struct duress_opts *o, const struct passwd *pw, const char *service,
 			  struct duress_match m, const struct duress_log *lg);
+
+/*
+ * The same with UID_MIN and UID_MAX read from login_defs instead of
+ * DURESS_LOGIN_DEFS: the tests' own file, so that they reach the exact
+ * boundaries whatever the machine's says.  Only code linked with the core
+ * can name another file; no module option does.
+ */
+bool duress_login_allowed_defs(const struct duress_opts *o, const struct passwd *pw,
+			       const char *service, struct duress_match m, const char *login_defs,
+			       const struct duress_log *lg);

@@ -339,7 +339,11 @@ duress check --bogus >/dev/null 2>&1
 if [ $? -eq 2 ]; then ok "unknown option: exit 2"; else not_ok "unknown option: exit not 2"; fi
 duress check --user no-such-user-xyz --user-dir "" --global-dir "" >/dev/null 2>&1
 if [ $? -eq 2 ]; then ok "unknown user: exit 2"; else not_ok "unknown user: exit not 2"; fi
-duress check --help | grep -q "Usage: duress check"
-if [ "${PIPESTATUS[0]}" -eq 0 ]; then ok "check --help"; else not_ok "check --help"; fi
+out=$(duress check --help)
+check "check --help: exit 0" test $? -eq 0
+check "check --help: its own usage line" grep -q "^Usage: duress check \[--user USER\]" <<<"$out"
+for o in --user --service --pam-dir --global-dir --user-dir; do
+	check "check --help: describes $o" grep -Eq -- "^  $o [A-Z]+ +[a-z]" <<<"$out"
+done
 
 tap_end

@@ -80,7 +80,9 @@ check "sign --bogus: exit 2" test $? -eq 2
 check "sign --bogus: points at sign --help" grep -q "try 'duress sign --help'" <<<"$err"
 
 # --- the man pages' footer ----------------------------------------------------------
-version=$(duress --version | sed -n 's/^duress //p')
+out=$(duress --version)
+check "--version: exit 0" test $? -eq 0
+version=$(sed -n 's/^duress //p' <<<"$out")
 check "--version: a version number" grep -Eq '^[0-9]+\.[0-9]+' <<<"$version"
 for page in "$@"; do
 	check "$(basename "$page"): .Os pam_duress $version" grep -qx "\.Os pam_duress $version" "$page"

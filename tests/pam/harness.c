@@ -33,36 +33,45 @@ struct world W;
  */
 static const struct service {
 	const char *name;
-	bool before; /* pam_duress before pam_unix rather than after it */
+	enum {
+		AFTER,  /* the usual stack: pam_duress after pam_unix */
+		BEFORE, /* pam_duress before pam_unix */
+		ALONE,  /* pam_duress required, then pam_permit: its own answer decides */
+	} stack;
 	const char *opts;
 } services[] = {
-	{ "after", false, "" },
-	{ "before", true, "" },
-	{ "deny", false, "deny" },
-	{ "allow-root", false, "allow_root" },
-	{ "group", false, "group=duressers" },
-	{ "svc-ok", false, "services=login,svc-ok" },
-	{ "svc-other", false, "services=login,svc-ok" },
-	{ "wait1", false, "wait=1" },
-	{ "wait2", false, "wait=2" },
-	{ "unknown", false, "frobnicate bogus=1 max_memory=lots" },
-	{ "no-userdir", false, "user_dir=" },
-	{ "var-userdir", false, "user_dir=@T@/var/%u" },
-	{ "shared-userdir", false, "user_dir=@T@/shared" },
-	{ "maxsize", false, "max_size=1K" },
-	{ "maxentries", false, "max_entries=5" },
-	{ "legacy", false, "legacy_sha256" },
+	{ "after", AFTER, "" },
+	{ "before", BEFORE, "" },
+	{ "deny", AFTER, "deny" },
+	{ "allow-root", AFTER, "allow_root" },
+	{ "group", AFTER, "group=duressers" },
+	{ "svc-ok", AFTER, "services=login,svc-ok" },
+	{ "svc-other", AFTER, "services=login,svc-ok" },
+	{ "wait1", AFTER, "wait=1" },
+	{ "wait2", AFTER, "wait=2" },
+	{ "unknown", AFTER, "frobnicate bogus=1 max_memory=lots" },
+	{ "no-userdir", AFTER, "user_dir=" },
+	{ "var-userdir", AFTER, "user_dir=@T@/var/%u" },
+	{ "shared-userdir", AFTER, "user_dir=@T@/shared" },
+	{ "maxsize", AFTER, "max_size=1K" },
+	{ "maxentries", AFTER, "max_entries=5" },
+	{ "legacy", AFTER, "legacy_sha256" },
 	/* One derivation slot, waited for a second: test_pam.c holds it. */
-	{ "slots-after", false, "slot_dir=@T@/slots max_derivations=1 max_wait=1" },
-	{ "slots-before", true, "slot_dir=@T@/slots max_derivations=1 max_wait=1" },
-	{ "quiet", false, "quiet frobnicate" },
-	{ "debug", false, "debug frobnicate" },
-	{ "no-runner", false, "runner=@T@/no-such-runner" },
+	{ "slots-after", AFTER, "slot_dir=@T@/slots max_derivations=1 max_wait=1" },
+	{ "slots-before", BEFORE, "slot_dir=@T@/slots max_derivations=1 max_wait=1" },
+	{ "quiet", AFTER, "quiet frobnicate" },
+	{ "debug", AFTER, "debug frobnicate" },
+	{ "no-runner", AFTER, "runner=@T@/no-such-runner" },
 	/* Elevation services (SPEC 4): the names are what counts. */
-	{ "sudo", false, "" },
-	{ "pkexec", false, "allow_root" },
-	{ "doas", false, "elevation_services=run0" },
-	{ "global-group", false, "global_group=duressers" },
+	{ "sudo", AFTER, "" },
+	{ "pkexec", AFTER, "allow_root" },
+	{ "doas", AFTER, "elevation_services=run0" },
+	{ "global-group", AFTER, "global_group=duressers" },
+	/* The module's own return code, with nothing after it that could hide it. */
+	{ "alone", ALONE, "" },
+	{ "alone-deny", ALONE, "deny" },
+	{ "alone-no-runner", ALONE, "runner=@T@/no-such-runner" },
+	{ "alone-false-runner", ALONE, "runner=/bin/false" },
 };
 
 /*
@@ -79,6 +88,17 @@ static const char after_fmt[] =
 	"auth requisite pam_deny.so\n"
 	"auth required pam_permit.so\n"
 	"account required pam_permit.so\n";
+
+/*
+ * No real stack should look like this (no match is PAM_IGNORE, and
+ * pam_permit then lets a wrong password in); here the module's own answer
+ * alone decides whether the login fails.
+ */
+static const char alone_fmt[] = "# pam_duress alone: its own return code decides\n"
+				"auth required %s global_dir=%s/global runner=%s " WAIT_FOR_SLOTS
+				" %s\n"
+				"auth required pam_permit.so\n"
+				"account required pam_permit.so\n";
 
 static const char before_fmt[] =
 	"# pam_duress before pam_unix (SPEC 4, placement)\n"
@@ -357,8 +377,11 @@ static void write_services(void)
 		int n;
 
 		expand(opts, sizeof(opts), s->opts);
-		n = snprintf(text, sizeof(text), s->before ? before_fmt : after_fmt, W.module,
-			     W.tmp, W.runner, opts);
+		n = snprintf(text, sizeof(text),
+			     s->stack == ALONE  ? alone_fmt :
+			     s->stack == BEFORE ? before_fmt :
+						  after_fmt,
+			     W.module, W.tmp, W.runner, opts);
 		assert_true(n > 0 && (size_t)n < sizeof(text));
 		pathf(path, "%s/%s", dir, s->name);
 		write_file(path, text, (size_t)n, 0, 0644);

@@ -9,7 +9,13 @@
  */
 #include "harness.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <security/pam_appl.h>
 
@@ -77,6 +83,86 @@ static void global_password_spares_system_accounts(void **state)
 	expect_runs(RUNS("g", "own", "g"), false);
 }
 
+/*
+ * One authentication with the global password in a child whose private
+ * mount namespace has the test's login.defs (W.tmp/login.defs) at
+ * /etc/login.defs, where the real module reads it.  The PAM code, or 254 if
+ * the namespace cannot be had; through a pipe (under valgrind a forked
+ * child exits with valgrind's code).
+ */
+static int auth_with_own_login_defs(const char *user)
+{
+	unsigned char result = 255;
+	char defs[PATH_MAX];
+	int p[2];
+	pid_t pid;
+
+	pathf(defs, "%s/login.defs", W.tmp);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		result = 254;
+		if (unshare(CLONE_NEWNS) == 0 &&
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+		    mount(defs, "/etc/login.defs", NULL, MS_BIND, NULL) == 0)
+			result = (unsigned char)auth_quick("after", user, global_pw);
+		_exit(write(p[1], &result, 1) == 1 ? 0 : 1);
+	}
+	close(p[1]);
+	if (read(p[0], &result, 1) != 1)
+		result = 255;
+	close(p[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (result == 254) {
+		printf("SKIP: no private mount namespace here\n");
+		fflush(stdout);
+		skip();
+	}
+	return result;
+}
+
+/*
+ * The exact UID_MIN and UID_MAX boundaries through the real module, with a
+ * login.defs of the test's own rather than the machine's: with UID_MIN and
+ * UID_MAX both bob's uid, alice (one below) is a system account for the
+ * global password and bob is ordinary; with both alice's, alice is
+ * ordinary and bob (one above) is not.  The action runs every time.
+ */
+static void global_password_uid_boundaries(void **state)
+{
+	char defs[PATH_MAX], text[128];
+	const unsigned alice = (unsigned)U(ALICE)->uid, bob = (unsigned)U(BOB)->uid;
+	int n;
+
+	(void)state;
+	require_root("global actions run only as root");
+	/*
+	 * Seen: from the namespace's child the runner itself exits 0, but the
+	 * valgrind-hosted process between it and the module exits with
+	 * valgrind's error code, which the module reads as a runner that failed.
+	 */
+	skip_under_valgrind("the runner started from a private mount namespace");
+	if (access("/etc/login.defs", F_OK) != 0) {
+		printf("SKIP: no /etc/login.defs to stand in for\n");
+		fflush(stdout);
+		skip();
+	}
+	assert_int_equal(bob, alice + 1);
+	action_add(W.global, "g", 0, global_pw);
+	pathf(defs, "%s/login.defs", W.tmp);
+	n = snprintf(text, sizeof(text), "UID_MIN %u\nUID_MAX %u\n", bob, bob);
+	write_file(defs, text, (size_t)n, 0, 0644);
+	assert_int_equal(auth_with_own_login_defs("alice"), PAM_AUTH_ERR); /* UID_MIN - 1 */
+	assert_int_equal(auth_with_own_login_defs("bob"), PAM_SUCCESS);    /* UID_MIN */
+	n = snprintf(text, sizeof(text), "UID_MIN %u\nUID_MAX %u\n", alice, alice);
+	write_file(defs, text, (size_t)n, 0, 0644);
+	assert_int_equal(auth_with_own_login_defs("alice"), PAM_SUCCESS); /* UID_MAX */
+	assert_int_equal(auth_with_own_login_defs("bob"), PAM_AUTH_ERR);  /* UID_MAX + 1 */
+	expect_runs(RUNS("g", "g", "g", "g"), false);
+}
+
 /* global_group=duressers: alice is a member, bob is not. */
 static void global_group_narrows(void **state)
 {
@@ -95,9 +181,9 @@ static void global_group_narrows(void **state)
 #define T(f) cmocka_unit_test_setup(f, fresh_test)
 
 static const struct CMUnitTest tests[] = {
-	T(sudo_refuses_user_password),   T(elevation_list_and_allow_root),
-	T(sudo_refuses_global_password), T(global_password_spares_system_accounts),
-	T(global_group_narrows),
+	T(sudo_refuses_user_password),     T(elevation_list_and_allow_root),
+	T(sudo_refuses_global_password),   T(global_password_spares_system_accounts),
+	T(global_password_uid_boundaries), T(global_group_narrows),
 };
 
 const struct test_group elevation_group = { "pam_elevation", tests,

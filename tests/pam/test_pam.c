@@ -343,6 +343,73 @@ static void slots_taken(void **state)
 	expect_runs(RUNS("act"), false);
 }
 
+/* An answer that must not log anyone in, whatever follows the module. */
+static void expect_refused(const char *service, const char *user, const char *password)
+{
+	int r = auth_quick(service, user, password);
+
+	if (r == PAM_SUCCESS)
+		fail_msg("%s/%s: the module's answer let the login through", service, user);
+}
+
+/* A conversation that answers no prompt. */
+static int conv_fails(int n, const struct pam_message **msg, struct pam_response **resp, void *data)
+{
+	(void)n;
+	(void)msg;
+	(void)data;
+	*resp = NULL;
+	return PAM_CONV_ERR;
+}
+
+/* expect_refused() when no password (or, with user NULL, no user name) can be had. */
+static void expect_refused_silent(const char *service, const char *user)
+{
+	const struct pam_conv pc = { conv_fails, NULL };
+	pam_handle_t *ph = NULL;
+	int r;
+
+	assert_int_equal(pam_start(service, user, &pc, &ph), PAM_SUCCESS);
+	r = pam_authenticate(ph, 0);
+	pam_end(ph, r);
+	if (r == PAM_SUCCESS)
+		fail_msg("%s/%s: nothing answered, and the login went through", service,
+			 user ? user : "(no user)");
+}
+
+/*
+ * SPEC 4 Result, in a stack where the module's own return code decides
+ * (auth required pam_duress.so, then pam_permit): a match is PAM_SUCCESS,
+ * no match PAM_IGNORE (so pam_permit lets even a wrong password in: the
+ * control that shows this stack passes whatever the module does not
+ * refuse), and every other answer refuses: an internal error (no runner,
+ * a runner that fails), deny, a locked account, an unknown or empty user
+ * name, a conversation that gives no password or no user name.  In the
+ * usual stack pam_deny hides all of these.
+ */
+static void module_answer(void **state)
+{
+	(void)state;
+	user_action(ALICE, "act");
+	user_action(CAROL, "carol-act");
+	assert_int_equal(auth_quick("alone", "alice", U(ALICE)->duress), PAM_SUCCESS);
+	expect_runs(RUNS("act"), false);
+	assert_int_equal(auth_quick("alone", "alice", "wrong-password"), PAM_SUCCESS);
+	expect_runs(RUNS("act"), false);
+	/* Fail closed: an error never logs anyone in. */
+	expect_refused("alone-no-runner", "alice", U(ALICE)->duress);
+	expect_refused("alone-false-runner", "alice", U(ALICE)->duress);
+	expect_runs(RUNS("act"), false);
+	expect_refused("alone-deny", "alice", U(ALICE)->duress);
+	expect_refused("alone", "carol", U(CAROL)->duress);
+	expect_runs(RUNS("act", "act", "carol-act"), false);
+	expect_refused("alone", "nosuchuser", U(ALICE)->duress);
+	expect_refused("alone", "", U(ALICE)->duress);
+	expect_refused_silent("alone", "alice");
+	expect_refused_silent("alone", NULL);
+	expect_runs(RUNS("act", "act", "carol-act"), false);
+}
+
 #define T(f) cmocka_unit_test_setup(f, fresh_test)
 
 static const struct CMUnitTest tests[] = {
@@ -350,7 +417,8 @@ static const struct CMUnitTest tests[] = {
 	T(modified_action), T(other_users_password), T(locked_account),
 	T(deny_option),     T(group_option),         T(services_option),
 	T(unknown_option),  T(user_dir_empty),       T(user_dir_elsewhere),
-	T(legacy_sha256),   T(companion_file),       T(slots_taken),
+	T(legacy_sha256),   T(companion_file),       T(module_answer),
+	T(slots_taken),
 };
 
 const struct test_group basic_group = { "pam_basic", tests, sizeof(tests) / sizeof(tests[0]) };

@@ -44,12 +44,17 @@ static void write_accounts(void)
 	hash = crypt_r(REAL_PW, "$6$worldsalt$", cd);
 	assert_true(hash && strncmp(hash, "$6$", 3) == 0);
 
-	/* ucarol is locked as `usermod -L` does it; root's home has no actions. */
+	/*
+	 * ucarol is locked as `usermod -L` does it, udave has no password at
+	 * all ("*", as useradd leaves it); root's home has no actions.
+	 */
 	snprintf(text, sizeof(text),
 		 "root:x:0:0:root:%s/home/root:/bin/sh\n"
 		 "ualice:%s:%u:%u:ualice:%s:/bin/sh\n"
-		 "ucarol:!x:%u:%u:ucarol:%s/home/ucarol:/bin/sh\n",
-		 W.tmp, hash, u, g, W.home, W.root ? u + 2 : u, g, W.tmp);
+		 "ucarol:!x:%u:%u:ucarol:%s/home/ucarol:/bin/sh\n"
+		 "udave:*:%u:%u:udave:%s/home/udave:/bin/sh\n",
+		 W.tmp, hash, u, g, W.home, W.root ? u + 2 : u, g, W.tmp, W.root ? u + 3 : u, g,
+		 W.tmp);
 	free(cd);
 	join(path, sizeof(path), W.tmp, "passwd");
 	fx_write_text(AT_FDCWD, path, text, 0644);

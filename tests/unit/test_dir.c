@@ -158,6 +158,13 @@ static const struct dir_case cases[] = {
 	  .entries = { E("a", BIG, .size = 1000), E("b", BIG, .size = 1000) },
 	  .n_params = 1,
 	  .want = { ARMED("a"), LATER("b", DURESS_SKIP_TOTAL_TOO_LARGE) } },
+	/* The second ends exactly at the budget, the third is past it: twice the budget would arm it. */
+	{ .name = "three actions: the second ends at max_total, the third is past it",
+	  .caps = { .max_total = 2000 },
+	  .entries = { E("a", BIG, .size = 1000), E("b", BIG, .size = 1000),
+		       E("c", BIG, .size = 1000) },
+	  .n_params = 1,
+	  .want = { ARMED("a"), ARMED("b"), LATER("c", DURESS_SKIP_TOTAL_TOO_LARGE) } },
 	{ .name = "one cost set shared by two actions",
 	  .entries = { E("a", SIGNED, .set = SET_B), E("b", SIGNED, .set = SET_B) },
 	  .n_params = 1,
@@ -503,14 +510,51 @@ static void hash_without_password(void **state)
 	duress_dir_free(&d);
 }
 
+/*
+ * `duress check` spends the same max_total budget as the module: with three
+ * actions of 1000 bytes the third is past it, whether the second ends
+ * exactly at the budget (2000) or leaves less than the third (2500).
+ */
+static void hash_over_max_total(void **state)
+{
+	static const enum duress_skip want[] = { DURESS_SKIP_NONE, DURESS_SKIP_NONE,
+						 DURESS_SKIP_TOTAL_TOO_LARGE };
+	struct dir_case c = {
+		.name = "check, three actions",
+		.entries = { E("a", BIG, .size = 1000), E("b", BIG, .size = 1000),
+			     E("c", BIG, .size = 1000) },
+	};
+
+	(void)state;
+	make_dir(&c);
+	for (uint64_t total = 2000; total <= 2500; total += 500) {
+		struct duress_caps caps;
+		struct duress_dir d;
+
+		c.caps.max_total = total;
+		caps = caps_of(&c);
+		load(&d, &c, &caps);
+		assert_int_equal(duress_dir_hash(&d), 0);
+		assert_int_equal(d.n_actions, 3);
+		for (size_t i = 0; i < 3; i++)
+			if (d.actions[i].skip != want[i])
+				fail_msg("max_total=%llu: %s: got \"%s\", expected \"%s\"",
+					 (unsigned long long)total, d.actions[i].name,
+					 duress_skip_reason(d.actions[i].skip),
+					 duress_skip_reason(want[i]));
+		duress_dir_free(&d);
+	}
+}
+
 int main(void)
 {
-	enum { N_CASES = sizeof(cases) / sizeof(cases[0]) };
-	struct CMUnitTest tests[N_CASES + 4] = {
+	enum { N_CASES = sizeof(cases) / sizeof(cases[0]), N_OTHERS = 5 };
+	struct CMUnitTest tests[N_CASES + N_OTHERS] = {
 		cmocka_unit_test(action_names),
 		cmocka_unit_test(free_zeroed),
 		cmocka_unit_test_setup_teardown(free_twice, make_tmp, remove_tmp),
 		cmocka_unit_test_setup_teardown(hash_without_password, make_tmp, remove_tmp),
+		cmocka_unit_test_setup_teardown(hash_over_max_total, make_tmp, remove_tmp),
 	};
 
 	if (sodium_init() < 0)
@@ -519,6 +563,6 @@ int main(void)
 		fx_fast_params(&sets[i]);
 	sets[SET_COSTLY].mem_kib = 128; /* caps: 64 KiB */
 	sets[SET_WEAK].mem_kib = 4;     /* libsodium: at least 8 KiB */
-	FX_ROW_TESTS(tests + 4, cases, run_case, make_tmp, remove_tmp);
+	FX_ROW_TESTS(tests + N_OTHERS, cases, run_case, make_tmp, remove_tmp);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

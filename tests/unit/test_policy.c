@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* UID_MIN/UID_MAX from login.defs, and which services count as elevation. */
+/*
+ * UID_MIN/UID_MAX from login.defs, which services count as elevation, and
+ * what a match may log in: the exact UID_MIN and UID_MAX boundaries (with a
+ * login.defs of the test's own) and every locked form of a password field.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -14,14 +23,21 @@
 #include "core/opts.h"
 #include "core/policy.h"
 
-static void read_defs(const char *text, struct duress_uid_range *r)
+/* Writes text to a new temporary file; its path in path. */
+static void temp_file(char path[], const char *text)
 {
-	char path[] = "/tmp/duress-login-defs.XXXXXX";
 	int fd = mkstemp(path);
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
+}
+
+static void read_defs(const char *text, struct duress_uid_range *r)
+{
+	char path[] = "/tmp/duress-login-defs.XXXXXX";
+
+	temp_file(path, text);
 	duress_uid_range_read(path, r);
 	unlink(path);
 }
@@ -81,6 +97,177 @@ static void uid_range_missing_file(void **state)
 	assert_int_equal(r.max, DURESS_UID_MAX_DEFAULT);
 }
 
+/* --- what a match may log in ------------------------------------------------ */
+
+/* No shadow entry of the machine's has this name: only the passwd field counts. */
+#define NOBODY "duress-test-nobody"
+
+static const struct duress_match global_match = { .global = true }, user_match = { .user = true };
+
+static bool allowed(const char *name, uid_t uid, const char *passwd_field, struct duress_match m,
+		    const char *login_defs)
+{
+	struct duress_log lg = { 0 };
+	struct duress_opts o;
+	char name_buf[64], field[64], dir[] = "/nonexistent", shell[] = "/bin/sh";
+	struct passwd pw = { .pw_name = name_buf,
+			     .pw_passwd = field,
+			     .pw_uid = uid,
+			     .pw_gid = 100,
+			     .pw_dir = dir,
+			     .pw_shell = shell };
+
+	snprintf(name_buf, sizeof(name_buf), "%s", name);
+	snprintf(field, sizeof(field), "%s", passwd_field);
+	duress_opts_default(&o);
+	return duress_login_allowed_defs(&o, &pw, "login", m, login_defs, &lg);
+}
+
+/*
+ * The global password logs in UID_MIN..UID_MAX exactly, as the file says:
+ * one below and one above are system accounts.  Values unlike the machine's
+ * (and shadow's defaults), so that the file read is the test's.
+ */
+static void uid_boundaries(void **state)
+{
+	static const struct {
+		uid_t uid;
+		bool global;
+	} cases[] = {
+		{ 0 + 1, false }, { 1000, false },      { 1499, false }, { 1500, true },
+		{ 1501, true },   { 1599, true },       { 1600, true },  { 1601, false },
+		{ 60000, false }, { (uid_t)-2, false },
+	};
+	char defs[] = "/tmp/duress-login-defs.XXXXXX";
+
+	(void)state;
+	temp_file(defs, "UID_MIN 1500\nUID_MAX 1600\n");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned uid = (unsigned)cases[i].uid;
+
+		if (allowed(NOBODY, cases[i].uid, "x", global_match, defs) != cases[i].global)
+			fail_msg("uid %u with UID_MIN 1500, UID_MAX 1600: global password %s", uid,
+				 cases[i].global ? "refused" : "logs it in");
+		/* A per-user password only ever matches its own account: no range. */
+		if (!allowed(NOBODY, cases[i].uid, "x", user_match, defs))
+			fail_msg("uid %u: the per-user password refused", uid);
+	}
+	unlink(defs);
+}
+
+/* Without the file, shadow's defaults: 1000..60000, exactly. */
+static void uid_boundaries_default(void **state)
+{
+	static const char *const none = "/nonexistent/login.defs";
+
+	(void)state;
+	assert_false(allowed(NOBODY, DURESS_UID_MIN_DEFAULT - 1, "x", global_match, none));
+	assert_true(allowed(NOBODY, DURESS_UID_MIN_DEFAULT, "x", global_match, none));
+	assert_true(allowed(NOBODY, DURESS_UID_MAX_DEFAULT, "x", global_match, none));
+	assert_false(allowed(NOBODY, DURESS_UID_MAX_DEFAULT + 1, "x", global_match, none));
+}
+
+/*
+ * The forms of a locked or password-less account (passwd -l and usermod -L
+ * put "!" before the hash; "*", "!!" and "!*" are what useradd, shadow and
+ * the distributions write for "no password"; "*LK*" is the BSDs' lock):
+ * pam_unix accepts no password for them, and no duress password logs them
+ * in, per-user or global.
+ */
+static const char *const locked_fields[] = { "!", "!x", "!$6$salt$hash", "!!", "!*", "*", "*LK*" };
+static const char *const open_fields[] = { "x", "$6$salt$hash", "" };
+
+static void locked_passwd_field(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(locked_fields) / sizeof(locked_fields[0]); i++) {
+		if (allowed(NOBODY, 1500, locked_fields[i], user_match, "/nonexistent"))
+			fail_msg("password field \"%s\": the per-user password logs it in",
+				 locked_fields[i]);
+		if (allowed(NOBODY, 1500, locked_fields[i], global_match, "/nonexistent"))
+			fail_msg("password field \"%s\": the global password logs it in",
+				 locked_fields[i]);
+	}
+	for (size_t i = 0; i < sizeof(open_fields) / sizeof(open_fields[0]); i++)
+		if (!allowed(NOBODY, 1500, open_fields[i], user_match, "/nonexistent"))
+			fail_msg("password field \"%s\" counts as locked", open_fields[i]);
+}
+
+/*
+ * The same forms in the shadow entry (the passwd field "x"), with /etc/shadow
+ * replaced by the test's own in a private mount namespace: root only.  In a
+ * child, whose answer is the index + 1 of the first entry judged wrong, 0
+ * if none, 100 without a namespace.
+ */
+static unsigned char shadow_child(const char *shadow)
+{
+	size_t n_locked = sizeof(locked_fields) / sizeof(locked_fields[0]);
+	size_t n_open = sizeof(open_fields) / sizeof(open_fields[0]);
+	char name[32];
+
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount(shadow, "/etc/shadow", NULL, MS_BIND, NULL) != 0)
+		return 100;
+	for (size_t i = 0; i < n_locked + n_open; i++) {
+		bool locked = i < n_locked;
+
+		snprintf(name, sizeof(name), "dtest%zu", i);
+		if (allowed(name, 1500, "x", user_match, "/nonexistent") == locked)
+			return (unsigned char)(i + 1);
+	}
+	return 0;
+}
+
+static void locked_shadow_entry(void **state)
+{
+	size_t n_locked = sizeof(locked_fields) / sizeof(locked_fields[0]);
+	size_t n_open = sizeof(open_fields) / sizeof(open_fields[0]);
+	char path[] = "/tmp/duress-shadow.XXXXXX", text[1024] = "";
+	unsigned char result = 255;
+	int p[2];
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0 || access("/etc/shadow", F_OK) != 0) {
+		printf("SKIP: a shadow file of the test's own needs root and /etc/shadow\n");
+		skip();
+	}
+	for (size_t i = 0; i < n_locked + n_open; i++) {
+		const char *field = i < n_locked ? locked_fields[i] : open_fields[i - n_locked];
+		size_t used = strlen(text);
+
+		snprintf(text + used, sizeof(text) - used, "dtest%zu:%s:20000:0:99999:7:::\n", i,
+			 field);
+	}
+	temp_file(path, text);
+	/* The answer comes through a pipe: under valgrind a child exits with its code. */
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		result = shadow_child(path);
+		_exit(write(p[1], &result, 1) == 1 ? 0 : 1);
+	}
+	close(p[1]);
+	if (read(p[0], &result, 1) != 1)
+		result = 255;
+	close(p[0]);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	unlink(path);
+	if (result == 100) {
+		printf("SKIP: no private mount namespace here\n");
+		skip();
+	}
+	assert_int_not_equal(result, 255);
+	if (result != 0) {
+		size_t i = (size_t)result - 1;
+
+		fail_msg("shadow field \"%s\" judged %s",
+			 i < n_locked ? locked_fields[i] : open_fields[i - n_locked],
+			 i < n_locked ? "open: the duress password logs it in" : "locked");
+	}
+}
+
 static void elevation_services(void **state)
 {
 	struct duress_log lg = { 0 };
@@ -124,7 +311,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(uid_range_cases),        cmocka_unit_test(uid_range_long_line),
-		cmocka_unit_test(uid_range_missing_file), cmocka_unit_test(elevation_services),
+		cmocka_unit_test(uid_range_missing_file), cmocka_unit_test(uid_boundaries),
+		cmocka_unit_test(uid_boundaries_default), cmocka_unit_test(locked_passwd_field),
+		cmocka_unit_test(locked_shadow_entry),    cmocka_unit_test(elevation_services),
 		cmocka_unit_test(global_group_option),
 	};
 

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The real runner (src/runner) against job descriptors that are not what
+ * the module hands it: exactly the verified bytes may run, so a job memfd
+ * that could still be written, shrunk or grown (one of F_SEAL_WRITE,
+ * F_SEAL_SHRINK, F_SEAL_GROW missing), a memfd with no seals, or a file
+ * that is no memfd at all is refused and nothing of the manifest runs,
+ * not even the chain's sealed jobs.  The same manifest with every job
+ * sealed as memfd.c seals it does run, so that each row can fail.
+ *
+ * Handed over by duress_spawn(), as the module does, with wait= so that a
+ * run is over when it returns; each job appends its name to a file here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/runner.h"
+#include "fixture.h"
+
+#define ALL_SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+
+enum job_kind {
+	MEMFD,      /* a memfd with `seals` added */
+	UNSEALABLE, /* a memfd made without MFD_ALLOW_SEALING */
+	PLAIN_FILE, /* an ordinary file of the test's directory */
+};
+
+struct job_spec {
+	enum job_kind kind;
+	int seals;
+};
+
+struct seal_case {
+	const char *name;
+	struct job_spec jobs[2]; /* one chain, run in this order */
+	bool runs;               /* both jobs run; otherwise the runner refuses and none does */
+};
+
+#define SEALED                   \
+	{                        \
+		MEMFD, ALL_SEALS \
+	}
+
+static const struct seal_case cases[] = {
+	{ "sealed as the module seals: both jobs run", { SEALED, SEALED }, true },
+	{ "without F_SEAL_WRITE: refused", { SEALED, { MEMFD, ALL_SEALS & ~F_SEAL_WRITE } }, false },
+	{ "without F_SEAL_SHRINK: refused",
+	  { SEALED, { MEMFD, ALL_SEALS & ~F_SEAL_SHRINK } },
+	  false },
+	{ "without F_SEAL_GROW: refused", { SEALED, { MEMFD, ALL_SEALS & ~F_SEAL_GROW } }, false },
+	{ "the first job without F_SEAL_WRITE: refused",
+	  { { MEMFD, ALL_SEALS & ~F_SEAL_WRITE }, SEALED },
+	  false },
+	{ "a memfd with no seal: refused", { SEALED, { MEMFD, 0 } }, false },
+	{ "a memfd that cannot be sealed: refused", { SEALED, { UNSEALABLE, 0 } }, false },
+	{ "a plain file, not a memfd: refused", { SEALED, { PLAIN_FILE, 0 } }, false },
+};
+
+static char tmp[PATH_MAX / 2], ran[PATH_MAX];
+static const char *runner;
+
+/* A script that appends its name to `ran`, in a descriptor of the spec's kind. */
+static int job_fd(const struct job_spec *s, const char *name)
+{
+	char script[PATH_MAX + 64], path[PATH_MAX];
+	int fd;
+
+	snprintf(script, sizeof(script), "#!/bin/sh\necho %s >>%s\n", name, ran);
+	if (s->kind == PLAIN_FILE) {
+		snprintf(path, sizeof(path), "%s/%s", tmp, name);
+		fx_write_text(AT_FDCWD, path, script, 0700);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		assert_true(fd > 2);
+		return fd;
+	}
+	fd = memfd_create("job", MFD_CLOEXEC | (s->kind == MEMFD ? MFD_ALLOW_SEALING : 0));
+	assert_true(fd > 2);
+	assert_int_equal(write(fd, script, strlen(script)), (ssize_t)strlen(script));
+	if (s->seals)
+		assert_int_equal(fcntl(fd, F_ADD_SEALS, s->seals), 0);
+	return fd;
+}
+
+static void run_case(void **state)
+{
+	const struct seal_case *c = *state;
+	char path_env[] = "PATH=/usr/bin:/bin", text[64], name0[] = "10-first",
+	     name1[] = "20-second";
+	char *envp[] = { path_env, NULL };
+	gid_t groups[] = { getgid() };
+	const struct duress_target target = { getuid(), getgid(), groups, 1, envp };
+	struct duress_job jobs[2] = { { -1, false, name0 }, { -1, false, name1 } };
+	const struct duress_chain chain = { &target, jobs, 2 };
+	int r, fd;
+
+	for (size_t i = 0; i < 2; i++)
+		jobs[i].memfd = job_fd(&c->jobs[i], jobs[i].name);
+	r = duress_spawn(runner, &chain, 1, 30, NULL);
+	for (size_t i = 0; i < 2; i++)
+		close(jobs[i].memfd);
+	fd = open(ran, O_RDONLY | O_CLOEXEC);
+	text[0] = '\0';
+	if (fd >= 0) {
+		assert_true(fx_read_all(fd, text, sizeof(text)) >= 0);
+		close(fd);
+	}
+	if (c->runs) {
+		if (r != 0)
+			fail_msg("%s: the runner refused it (%d)", c->name, r);
+		assert_string_equal(text, "10-first\n20-second\n");
+		return;
+	}
+	if (fd >= 0)
+		fail_msg("%s: the runner ran it:\n%s", c->name, text);
+	/* It says so: the module logs that the runner failed to start. */
+	assert_int_equal(r, -ECHILD);
+}
+
+static int make_tmp(void **state)
+{
+	(void)state;
+	fx_tmpdir(tmp, sizeof(tmp), "test_runner_seals");
+	snprintf(ran, sizeof(ran), "%s/ran", tmp);
+	return 0;
+}
+
+static int remove_tmp(void **state)
+{
+	(void)state;
+	fx_remove_tree(tmp);
+	return 0;
+}
+
+int main(void)
+{
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0])];
+
+	runner = getenv("DURESS_RUNNER");
+	if (!runner || *runner != '/') {
+		fputs("test_runner_seals: run through meson test (DURESS_RUNNER)\n", stderr);
+		return 1;
+	}
+	FX_ROW_TESTS(tests, cases, run_case, make_tmp, remove_tmp);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
