@@ -61,9 +61,10 @@ enum duress_skip duress_judge_file(enum duress_file_kind kind, const struct stat
  * counts as unreadable), checked to be the same inode and judged again.
  *
  * A file returned open (ret->fd >= 0) comes with t->as's rights still held
- * on this thread: it is read with them, since some filesystems judge a read
- * by the reader's rights when it happens, not at the open.  Read it, then
- * duress_file_close() (or, to keep a directory's descriptor,
+ * on this thread: it is read with them, since a read may be judged when it
+ * happens, not at the open (FUSE and network filesystems see who reads; a
+ * pseudo-filesystem missing from the list makes up content for the reader).
+ * Read it, then duress_file_close() (or, to keep a directory's descriptor,
  * duress_file_release()) before opening anything else or doing other work:
  * rights cannot be taken twice, and nothing but the reading may run with them.
  *
