@@ -216,7 +216,7 @@ static int load_file(int dir_fd, const char *shown_dir, const char *name, struct
 	while (b->data && b->len <= (size_t)in.st.st_size &&
 	       (n = read(in.fd, b->data + b->len, (size_t)in.st.st_size + 1 - b->len)) > 0)
 		b->len += (size_t)n;
-	close(in.fd);
+	(void)duress_file_close(&in); /* the caller's own rights: nothing to give back */
 	if (!b->data || n < 0 || b->len != (size_t)in.st.st_size) {
 		fprintf(stderr, "duress add: %s/%s: %s\n", shown_dir, name,
 			!b->data ? "out of memory" : "cannot be read whole");
@@ -524,11 +524,13 @@ static int open_target(struct target *t)
 				  "not a directory" :
 			f.skip == DURESS_SKIP_OWNER ?
 				  "owned by another user: the module skips it" :
+			f.skip == DURESS_SKIP_PSEUDO_FS ?
+				  "on a pseudo-filesystem: the module skips it" :
 				  "writable by group or others: the module skips it");
-		if (f.fd >= 0)
-			close(f.fd);
+		(void)duress_file_close(&f);
 		return -1;
 	}
+	(void)duress_file_release(&f); /* the caller's own rights: nothing to give back */
 	t->fd = f.fd;
 	if (made)
 		printf("%s: created\n", shown);

@@ -115,7 +115,11 @@ static const char *shebang_problem(const struct duress_dir *dir, const struct du
 	if (duress_open_file(dir->fd, a->name, DURESS_FILE_ACTION, &t, true, &f) < 0 || f.fd < 0)
 		return NULL;
 	n = read(f.fd, head, sizeof(head));
-	close(f.fd);
+	/* Rights that cannot be given back are an internal error: nothing more runs with them. */
+	if (duress_file_close(&f) < 0) {
+		fputs("duress: cannot give back the rights a user's file was read with\n", stderr);
+		exit(2);
+	}
 	duress_shebang_parse(head, n > 0 ? (size_t)n : 0, &sb);
 	if (!sb.interp)
 		return NULL;

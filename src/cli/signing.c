@@ -123,8 +123,7 @@ static int open_action(struct action_file *f, const char *path)
 		fail(path, r == -EFBIG ? "larger than the module's 16 MiB cap" : "cannot be read");
 out:
 	free(buf);
-	if (in.fd >= 0)
-		close(in.fd);
+	(void)duress_file_close(&in); /* the caller's own rights: nothing to give back */
 	if (r < 0 && f->dir_fd >= 0) {
 		close(f->dir_fd);
 		f->dir_fd = -1;
@@ -151,7 +150,7 @@ static int read_small(int dir_fd, const char *name, char *buf, size_t size, size
 		r = -errno;
 	else
 		*len = (size_t)n;
-	close(in.fd);
+	(void)duress_file_close(&in);
 	return r;
 }
 

@@ -49,11 +49,11 @@ static inline bool duress_dir_loaded(const struct duress_dir *dir)
 
 /*
  * Opens and judges a directory, lists its actions in name order and reads
- * their signatures, every file opened with as's rights (NULL: the process's;
- * kept in dir, so it must outlive it).  Returns 0; -ENOENT (no directory:
- * nothing to do); -EPERM (bad owner or mode); -ENOTDIR; -E2BIG (more than
- * max_entries); or another -errno, among them an identity that could not be
- * taken or given back.  On failure *dir is left as a zeroed one: nothing to free.
+ * their signatures, every file opened and read with as's rights (NULL: the
+ * process's; kept in dir, so it must outlive it).  Returns 0; -ENOENT (no directory:
+ * nothing to do); -EPERM (bad owner or mode); -ENOTDIR; -EMEDIUMTYPE (on a
+ * pseudo-filesystem); -E2BIG (more than max_entries); or another -errno,
+ * among them an identity that could not be taken or given back.  On failure *dir is left as a zeroed one: nothing to free.
  */
 int duress_dir_load(struct duress_dir *dir, const char *path, enum duress_scope scope, uid_t owner,
 		    const struct duress_caps *caps, bool legacy_ok,

@@ -78,8 +78,7 @@ static int read_sig_file(const struct duress_dir *dir, struct duress_action *a, 
 		a->skip = DURESS_SKIP_SIG_MALFORMED;
 	else
 		*len = (size_t)n;
-	close(f.fd);
-	return 0;
+	return duress_file_close(&f);
 }
 
 static enum duress_skip add_params(struct duress_dir *dir, const struct duress_params *p,
@@ -252,6 +251,19 @@ static int list_actions(struct duress_dir *dir)
 	return r;
 }
 
+/* Why a directory that duress_open_file() did not open is refused, as duress_dir_load() says. */
+static int dir_refused(const struct duress_file *f)
+{
+	if (f->error)
+		return f->error == ELOOP ? -ENOTDIR : -f->error;
+	if (f->skip == DURESS_SKIP_NOT_REGULAR)
+		return -ENOTDIR;
+	if (f->skip == DURESS_SKIP_PSEUDO_FS)
+		return -EMEDIUMTYPE;
+	return -EPERM;
+}
+
+/* Opens the directory and lists it, both with dir->as's rights; 0 or -errno. */
 static int open_dir(struct duress_dir *dir)
 {
 	struct duress_trust t = duress_dir_trust(dir, 0);
@@ -260,14 +272,12 @@ static int open_dir(struct duress_dir *dir)
 
 	if (r < 0)
 		return r;
-	if (f.error)
-		return f.error == ELOOP ? -ENOTDIR : -f.error;
-	if (f.skip == DURESS_SKIP_NOT_REGULAR)
-		return -ENOTDIR;
-	if (f.skip != DURESS_SKIP_NONE)
-		return -EPERM;
+	if (f.fd < 0)
+		return dir_refused(&f);
 	dir->fd = f.fd;
-	return 0;
+	r = list_actions(dir);
+	/* The descriptor is dir's now (duress_dir_free() closes it); the rights go back. */
+	return duress_file_release(&f) < 0 ? -ENOTRECOVERABLE : r;
 }
 
 int duress_dir_load(struct duress_dir *dir, const char *path, enum duress_scope scope, uid_t owner,
@@ -293,9 +303,6 @@ int duress_dir_load(struct duress_dir *dir, const char *path, enum duress_scope 
 		r = -ENOMEM;
 		goto fail;
 	}
-	r = list_actions(dir);
-	if (r < 0)
-		goto fail;
 	/* An empty directory has no array at all, and qsort() wants one. */
 	if (dir->n_actions > 1)
 		qsort(dir->actions, dir->n_actions, sizeof(*dir->actions), compare_actions);
@@ -317,6 +324,8 @@ const char *duress_dir_problem(int r, char *buf, size_t len)
 		return "more entries than the module reads (max_entries=)";
 	case -ENOTDIR:
 		return "not a directory (or a symlink to one)";
+	case -EMEDIUMTYPE:
+		return "on a pseudo-filesystem (/proc, /sys...)";
 	default:
 		/* GNU strerror_r: thread-safe, returns the text (maybe not in buf). */
 		return strerror_r(-r, buf, len);

@@ -4,14 +4,18 @@
 #include <pwd.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
  * Whose filesystem rights a file is opened with.  The module runs as root,
  * but a user's directory, actions, signatures and companion files must be
- * opened with that user's rights: root must never open what only root may
- * read because a user named it.  The switch is of the calling thread's
- * fsuid, fsgid and groups only, for one open at a time.
+ * opened and read with that user's rights: root must never open or read what
+ * only root may because a user named it.  The switch is of the calling
+ * thread's fsuid, fsgid and groups, and it empties the thread's effective
+ * capabilities: the fsuid alone leaves CAP_SYS_PTRACE and the like in force,
+ * and /proc judges a read by them, when it happens.  Held for one file at a
+ * time, from its open to its close (safe_open.h).
  */
 struct duress_identity {
 	bool switched; /* false: open with the process's own rights */
@@ -36,19 +40,22 @@ struct duress_saved_identity {
 	gid_t fsgid;
 	gid_t *groups;
 	int n_groups;
+	uint32_t effective[2]; /* the thread's effective capabilities (capget's two words) */
 };
 
 /*
  * Takes id's rights on this thread (id NULL or not switched: nothing to do),
- * each change checked.  Returns 0; -ENOMEM; or -ENOTRECOVERABLE if a change
- * did not take (the old rights are put back as far as they can be).  Either
- * is an internal error: the caller fails closed.
+ * each change checked, and with them no effective capability.  Other threads
+ * keep theirs.  Not nested: with rights taken, the next enter fails.  Returns
+ * 0; -ENOMEM; or -ENOTRECOVERABLE if a change did not take (the old rights
+ * are put back as far as they can be).  Either is an internal error: the
+ * caller fails closed.
  */
 int duress_identity_enter(const struct duress_identity *id, struct duress_saved_identity *saved);
 
 /*
- * Gives back the saved rights, fsuid first so that the filesystem
- * capabilities return.  Returns 0, or -ENOTRECOVERABLE if a change did not
- * take: the caller must fail closed.
+ * Gives back the saved rights and exactly the saved effective capabilities.
+ * Returns 0, or -ENOTRECOVERABLE if a change did not take: the caller must
+ * fail closed.  A zeroed saved identity has nothing to give back.
  */
 int duress_identity_leave(struct duress_saved_identity *saved);

@@ -37,13 +37,17 @@ struct duress_file {
 	struct stat st;        /* what was judged (when error is 0) */
 	int error;             /* errno of the open that failed (ENOENT, EACCES...), or 0 */
 	enum duress_skip skip; /* DURESS_SKIP_NONE: fit */
+	struct duress_saved_identity held; /* while fd is open: the rights t->as replaced */
 };
 
 /*
- * The trust rules, all of them: the verdict on a file of kind `kind` whose
+ * The trust rules but one: the verdict on a file of kind `kind` whose
  * fstat() is st.  Type (directory or regular; a symlink has its own reason),
  * owner (root, or for the per-user scope also the user), not writable by
- * group or others, the action's owner-execute bit, the size cap.
+ * group or others, the action's owner-execute bit, the size cap.  The one
+ * that needs the descriptor is duress_open_file()'s: no kind but
+ * DURESS_FILE_INPUT may be on a pseudo-filesystem (procfs, sysfs, debugfs,
+ * cgroup, bpf, configfs...: by fstatfs()'s f_type), judged before the others.
  */
 enum duress_skip duress_judge_file(enum duress_file_kind kind, const struct stat *st,
 				   const struct duress_trust *t);
@@ -51,12 +55,31 @@ enum duress_skip duress_judge_file(enum duress_file_kind kind, const struct stat
 /*
  * Opens path (relative to dir_fd, or absolute) with t->as's rights:
  * O_PATH|O_NOFOLLOW first, which opens nothing for reading (no FIFO writer is
- * woken, no device is touched), fstat(), judge; and only for a fit file, with
- * for_reading, the same inode again for reading (a directory through ".",
- * anything else through /proc/self/fd: without /proc a file counts as
- * unreadable), checked to be the same inode and judged again.
- * Returns 0 (ret says what was found; close ret->fd) or -errno if the rights
- * could not be switched or restored: an internal error, to fail closed on.
+ * woken, no device is touched), fstat(), fstatfs(), judge; and only for a fit
+ * file, with for_reading, the same inode again for reading (a directory
+ * through ".", anything else through /proc/self/fd: without /proc a file
+ * counts as unreadable), checked to be the same inode and judged again.
+ *
+ * A file returned open (ret->fd >= 0) comes with t->as's rights still held
+ * on this thread: it is read with them, since a read may be judged when it
+ * happens, not at the open (FUSE and network filesystems see who reads; a
+ * pseudo-filesystem missing from the list makes up content for the reader).
+ * Read it, then duress_file_close() (or, to keep a directory's descriptor,
+ * duress_file_release()) before opening anything else or doing other work:
+ * rights cannot be taken twice, and nothing but the reading may run with them.
+ *
+ * Returns 0 (ret says what was found) or -errno if the rights could not be
+ * switched or restored: an internal error, to fail closed on.
  */
 int duress_open_file(int dir_fd, const char *path, enum duress_file_kind kind,
 		     const struct duress_trust *t, bool for_reading, struct duress_file *ret);
+
+/*
+ * Closes f->fd and gives back the rights it was opened with.  Returns 0, or
+ * -ENOTRECOVERABLE if they could not be: fail closed.  Fine on any f that
+ * duress_open_file() filled, whatever it returned, and on one closed already.
+ */
+int duress_file_close(struct duress_file *f);
+
+/* The same, but f->fd stays open (the caller owns it now). */
+int duress_file_release(struct duress_file *f);

@@ -33,6 +33,9 @@ const char *duress_skip_reason(enum duress_skip skip)
 		/* One literal: clang-tidy takes split ones in an array for a missing comma. */
 		[DURESS_SKIP_ALSO_UNSAFE] =
 			"a companion file (--also) is a symlink, not a regular file, has a bad owner, is writable by group or others, or is too large",
+		[DURESS_SKIP_PSEUDO_FS] = "on a pseudo-filesystem (/proc, /sys...)",
+		[DURESS_SKIP_ALSO_PSEUDO_FS] =
+			"a companion file (--also) is on a pseudo-filesystem (/proc, /sys...)",
 	};
 
 	if ((size_t)skip >= sizeof(reasons) / sizeof(reasons[0]) || !reasons[skip])

@@ -24,7 +24,9 @@ enum duress_skip {
 	DURESS_SKIP_UNREADABLE,
 	DURESS_SKIP_ALSO_MISSING,
 	DURESS_SKIP_ALSO_UNSAFE,
-	DURESS_SKIP_NOT_AN_ACTION, /* neither executable nor signed: ignored, not logged */
+	DURESS_SKIP_PSEUDO_FS,      /* /proc, /sys...: made up at each read, per reader */
+	DURESS_SKIP_ALSO_PSEUDO_FS, /* the same, for a companion file */
+	DURESS_SKIP_NOT_AN_ACTION,  /* neither executable nor signed: ignored, not logged */
 };
 
 /* The words the module's log and `duress check` use for a reason. */

@@ -36,8 +36,7 @@ static int hash_companion(const struct duress_trust *trust, const char *path, un
 	if (duress_stream_content(f.fd, limit, -1, buf, hash, &elf, &len) < 0)
 		*ret_skip = DURESS_SKIP_ALSO_UNSAFE;
 	*budget -= len;
-	close(f.fd);
-	return 0;
+	return duress_file_close(&f);
 }
 
 int duress_bind_companions(const struct duress_trust *trust, const struct duress_sig *sig,
@@ -87,8 +86,8 @@ static int stream_action(const struct duress_dir *dir, struct duress_action *a, 
 /*
  * Streams the action from a descriptor judged by the one helper into the
  * SHA-256 (and, with memfd, into a sealed memory copy), so that what is
- * hashed is exactly what would run.  Returns 0 (a->skip may now be set) or
- * -errno for internal errors.
+ * hashed is exactly what would run, read with the rights that opened it.
+ * Returns 0 (a->skip may now be set) or -errno for internal errors.
  */
 static int read_content(const struct duress_dir *dir, struct duress_action *a, bool memfd,
 			unsigned char *buf, uint64_t *budget)
@@ -104,11 +103,12 @@ static int read_content(const struct duress_dir *dir, struct duress_action *a, b
 		a->skip = DURESS_SKIP_TOTAL_TOO_LARGE;
 	if (a->skip == DURESS_SKIP_NONE)
 		r = stream_action(dir, a, f.fd, memfd, buf, budget);
+	/* Closed before the companions: the rights are held for one file at a time. */
+	if (duress_file_close(&f) < 0)
+		r = -ENOTRECOVERABLE;
 	/* Companions are judged as the action is: same owner, identity and size cap. */
 	if (r == 0 && a->skip == DURESS_SKIP_NONE && a->sig.also_len > 0)
 		r = duress_bind_companions(&t, &a->sig, buf, budget, a->content_hash, &a->skip);
-	if (f.fd >= 0)
-		close(f.fd);
 	if ((r < 0 || a->skip != DURESS_SKIP_NONE) && a->memfd >= 0) {
 		close(a->memfd);
 		a->memfd = -1;

@@ -234,6 +234,9 @@ echo 'Also-pw-6' | sign "${args[@]}" "$F" >/dev/null 2>&1
 check "more than 8 --also files are refused" test $? -eq 2
 echo 'Also-pw-6' | sign --also "$T/conf/nonexistent" "$F" >/dev/null 2>&1
 check "a nonexistent companion is refused" test $? -ne 0
+# Issue 17 item 6: /proc makes its content up for each reader; no companion there.
+err=$(echo 'Also-pw-6' | sign --also /proc/self/status "$F" 2>&1 >/dev/null)
+check "a companion on /proc is refused, and why is said" test $? -ne 0 -a -n "$(grep "pseudo-filesystem" <<<"$err")"
 rm -f "$F" "$F.sig"
 
 # --- help, version, alias --------------------------------------------------------

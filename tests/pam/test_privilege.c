@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,10 +24,14 @@
 #include <unistd.h>
 
 #include <security/pam_appl.h>
+#include <sodium.h>
+
+#include "core/sig.h"
 
 #define NONE ((const char *const[]){ NULL })
 #define RUNS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
+#define COMPANION_PSEUDO_FS "a companion file (--also) is on a pseudo-filesystem (/proc, /sys...)"
 #define COMPANION_UNREADABLE "a companion file (--also) is missing or unreadable"
 #define COMPANION_UNSAFE                                                                   \
 	"a companion file (--also) is a symlink, not a regular file, has a bad owner, is " \
@@ -302,12 +307,160 @@ static void user_dir_read_as_user(void **state)
 	expect_runs(RUNS("var-root"), false);
 }
 
+/* A root process asleep in the kernel (its wchan names where), until the test's teardown. */
+static pid_t sleeper = -1;
+
+static pid_t start_sleeper(void)
+{
+	sleeper = fork();
+	assert_true(sleeper >= 0);
+	if (sleeper == 0) {
+		pause();
+		_exit(0);
+	}
+	return sleeper;
+}
+
+/* Also when the test failed: the harness waits for its children. */
+static int end_sleeper(void **state)
+{
+	(void)state;
+	if (sleeper > 0) {
+		kill(sleeper, SIGKILL);
+		while (waitpid(sleeper, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	sleeper = -1;
+	return 0;
+}
+
+/* What alice reads at path: a child that becomes her, with no capability left. */
+static char *read_as_alice(const char *path)
+{
+	char *text = calloc(1, 4096);
+	int p[2], status = 0;
+	ssize_t n, len = 0;
+	pid_t pid;
+
+	assert_non_null(text);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *seen;
+
+		if (setgroups(0, NULL) < 0 ||
+		    setresgid(U(ALICE)->gid, U(ALICE)->gid, U(ALICE)->gid) ||
+		    setresuid(U(ALICE)->uid, U(ALICE)->uid, U(ALICE)->uid))
+			_exit(1);
+		seen = read_proc(path, NULL);
+		_exit(seen && write(p[1], seen, strlen(seen)) >= 0 ? 0 : 1);
+	}
+	close(p[1]);
+	while ((n = read(p[0], text + len, 4095 - (size_t)len)) > 0)
+		len += n;
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return text;
+}
+
+/*
+ * What alice can compute alone, without the CLI: a signature of her action
+ * `name` bound to the companion `also` as if its content were `content`.
+ */
+static void sign_bound_to(const char *name, const struct duress_params *params, const char *also,
+			  const char *content)
+{
+	unsigned char action_hash[DURESS_HASH_LEN], also_hash[1][DURESS_HASH_LEN];
+	unsigned char key[DURESS_KEY_LEN];
+	struct duress_sig sig = { .params = *params };
+	char path[PATH_MAX], line[DURESS_SIG_MAX];
+	size_t len = 0;
+	char *text;
+	int n;
+
+	pathf(path, "%s/%s", U(ALICE)->dir, name);
+	text = read_file(path, &len);
+	assert_non_null(text);
+	crypto_hash_sha256(action_hash, (const unsigned char *)text, len);
+	free(text);
+	crypto_hash_sha256(also_hash[0], (const unsigned char *)content, strlen(content));
+	assert_int_equal(duress_sig_add_also(&sig, also), 0);
+	duress_bound_hash(&sig, action_hash, (const unsigned char(*)[DURESS_HASH_LEN])also_hash,
+			  sig.content_hash);
+	assert_int_equal(duress_derive_key(U(ALICE)->duress, strlen(U(ALICE)->duress), params, key),
+			 0);
+	duress_tag(key, sig.content_hash, sig.tag);
+	sodium_memzero(key, sizeof(key));
+	n = duress_sig_format(&sig, line, sizeof(line));
+	assert_true(n > 0);
+	pathf(path, "%s/%s.sig", U(ALICE)->dir, name);
+	write_file(path, line, (size_t)n, U(ALICE)->uid, 0600);
+}
+
+/*
+ * Issue 17 item 6: /proc is no companion.  /proc/PID/wchan of a root process
+ * shows root where it sleeps and anyone else "0", when it is read.  alice
+ * binds one action to each view; the module read with root's capabilities
+ * (the fsuid alone keeps CAP_SYS_PTRACE) and ran the first: a yes/no oracle
+ * on what only root may see.  Neither runs now, and check says why.
+ */
+static void companion_on_proc(void **state)
+{
+	char wchan[PATH_MAX], action[PATH_MAX];
+	struct duress_params params;
+	char *root_view, *user_view;
+	int r;
+
+	(void)state;
+	require_root("a root process's /proc file");
+	pathf(wchan, "/proc/%d/wchan", (int)start_sleeper());
+	/* "0" until it sleeps in pause(), and always where the kernel hides wchan. */
+	for (int i = 0;; i++) {
+		sleep_ms(10);
+		root_view = read_proc(wchan, NULL);
+		assert_non_null(root_view);
+		if (strcmp(root_view, "0") != 0 || i == 100)
+			break;
+		free(root_view);
+	}
+	user_view = read_as_alice(wchan);
+	if (strcmp(root_view, user_view) == 0) {
+		free(root_view);
+		free(user_view);
+		printf("SKIP: companion_on_proc: this kernel shows everyone the same wchan\n");
+		skip();
+	}
+	duress_params_new(&params, crypto_pwhash_MEMLIMIT_MIN, crypto_pwhash_OPSLIMIT_MIN);
+	action_script(U(ALICE)->dir, "root-view", U(ALICE)->uid, "", true);
+	sign_bound_to("root-view", &params, wchan, root_view);
+	action_script(U(ALICE)->dir, "user-view", U(ALICE)->uid, "", true);
+	sign_bound_to("user-view", &params, wchan, user_view);
+	r = auth_quick("after", "alice", U(ALICE)->duress);
+	/* Which one ran, if one did, first: that is the oracle's answer. */
+	expect_runs(NONE, false);
+	assert_int_equal(r, PAM_AUTH_ERR);
+	pathf(action, "%s/root-view", U(ALICE)->dir);
+	check_says(action, COMPANION_PSEUDO_FS);
+	pathf(action, "%s/user-view", U(ALICE)->dir);
+	check_says(action, COMPANION_PSEUDO_FS);
+	free(root_view);
+	free(user_view);
+}
+
 #define T(f) cmocka_unit_test_setup(f, fresh_test)
 
 static const struct CMUnitTest tests[] = {
-	T(companion_oracle),      T(companion_fifo),        T(fifo_in_user_dir),
-	T(companion_device),      T(companion_of_the_user), T(root_action_unreadable),
+	T(companion_oracle),
+	T(companion_fifo),
+	T(fifo_in_user_dir),
+	T(companion_device),
+	T(companion_of_the_user),
+	T(root_action_unreadable),
 	T(user_dir_read_as_user),
+	cmocka_unit_test_setup_teardown(companion_on_proc, fresh_test, end_sleeper),
 };
 
 const struct test_group privilege_group = { "pam_privilege", tests,

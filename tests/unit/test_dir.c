@@ -483,6 +483,26 @@ static void free_twice(void **state)
 	assert_true(fcntl(0, F_GETFD) >= 0);
 }
 
+/* A directory on /proc or /sys is refused whole, in words of its own. */
+static void pseudo_filesystem_dir(void **state)
+{
+	static const char *const dirs[] = { "/proc/sys", "/proc/self/fd", "/sys/kernel" };
+	struct duress_caps caps;
+	struct duress_dir d;
+	char buf[128];
+
+	(void)state;
+	duress_user_caps_default(&caps);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		assert_int_equal(duress_dir_load(&d, dirs[i], DURESS_SCOPE_USER, geteuid(), &caps,
+						 false, NULL),
+				 -EMEDIUMTYPE);
+		assert_false(duress_dir_loaded(&d));
+	}
+	assert_string_equal(duress_dir_problem(-EMEDIUMTYPE, buf, sizeof(buf)),
+			    "on a pseudo-filesystem (/proc, /sys...)");
+}
+
 /* `duress check`: hashes without a password, flags a change, leaves legacy ones alone. */
 static void hash_without_password(void **state)
 {
@@ -552,6 +572,7 @@ int main(void)
 	struct CMUnitTest tests[N_CASES + N_OTHERS] = {
 		cmocka_unit_test(action_names),
 		cmocka_unit_test(free_zeroed),
+		cmocka_unit_test(pseudo_filesystem_dir),
 		cmocka_unit_test_setup_teardown(free_twice, make_tmp, remove_tmp),
 		cmocka_unit_test_setup_teardown(hash_without_password, make_tmp, remove_tmp),
 		cmocka_unit_test_setup_teardown(hash_over_max_total, make_tmp, remove_tmp),

@@ -212,7 +212,7 @@ static void opens_a_fit_file_for_reading(void **state)
 	/* Read-only, close-on-exec. */
 	assert_int_equal(fcntl(f.fd, F_GETFL) & O_ACCMODE, O_RDONLY);
 	assert_true(fcntl(f.fd, F_GETFD) & FD_CLOEXEC);
-	close(f.fd);
+	assert_int_equal(duress_file_close(&f), 0);
 	/* Judged only: nothing is left open. */
 	assert_int_equal(duress_open_file(tmp_fd, "file", DURESS_FILE_COMPANION, &t, false, &f), 0);
 	assert_int_equal(f.skip, DURESS_SKIP_NONE);
@@ -299,12 +299,69 @@ static void opens_a_directory_for_listing(void **state)
 	assert_true(f.fd >= 0);
 	/* Opened for reading, not O_PATH: getdents works. */
 	assert_true(syscall(SYS_getdents64, f.fd, (char[512]){ 0 }, 512) > 0);
-	close(f.fd);
+	assert_int_equal(duress_file_close(&f), 0);
 	assert_int_equal(fchmodat(AT_FDCWD, tmp, 0770, 0), 0);
 	assert_int_equal(duress_open_file(AT_FDCWD, tmp, DURESS_FILE_DIR, &t, true, &f), 0);
 	assert_int_equal(f.skip, DURESS_SKIP_WRITABLE);
 	assert_int_equal(f.fd, -1);
 	assert_int_equal(fchmodat(AT_FDCWD, tmp, 0700, 0), 0);
+}
+
+/* --- pseudo-filesystems ---------------------------------------------------- */
+
+/* A regular file of sysfs that every kernel has, or NULL. */
+static const char *a_sysfs_file(void)
+{
+	static const char *const candidates[] = { "/sys/kernel/uevent_seqnum", "/sys/power/state",
+						  "/sys/kernel/profiling" };
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++)
+		if (stat(candidates[i], &st) == 0 && S_ISREG(st.st_mode))
+			return candidates[i];
+	return NULL;
+}
+
+/* Fit by every other rule (root's or ours, not writable by others), refused for where it is. */
+static void refuses_pseudo_filesystems(void **state)
+{
+	struct duress_trust t = own_trust();
+	const char *sys = a_sysfs_file();
+	struct duress_file f;
+	int proc_self = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	(void)state;
+	t.max_size = 1 << 20;
+	assert_true(proc_self >= 0);
+	assert_int_equal(duress_open_file(proc_self, "status", DURESS_FILE_COMPANION, &t, true, &f),
+			 0);
+	assert_int_equal(f.skip, DURESS_SKIP_ALSO_PSEUDO_FS);
+	assert_int_equal(f.fd, -1);
+	assert_int_equal(duress_open_file(proc_self, "status", DURESS_FILE_ACTION, &t, true, &f),
+			 0);
+	assert_int_equal(f.skip, DURESS_SKIP_PSEUDO_FS);
+	assert_int_equal(duress_open_file(proc_self, "status", DURESS_FILE_SIG, &t, true, &f), 0);
+	assert_int_equal(f.skip, DURESS_SKIP_PSEUDO_FS);
+	assert_int_equal(f.fd, -1);
+	assert_int_equal(duress_open_file(AT_FDCWD, "/proc/sys", DURESS_FILE_DIR, &t, true, &f), 0);
+	assert_int_equal(f.skip, DURESS_SKIP_PSEUDO_FS);
+	assert_int_equal(f.fd, -1);
+	assert_int_equal(duress_open_file(AT_FDCWD, "/sys/kernel", DURESS_FILE_DIR, &t, true, &f),
+			 0);
+	assert_int_equal(f.skip, DURESS_SKIP_PSEUDO_FS);
+	if (sys) {
+		assert_int_equal(
+			duress_open_file(AT_FDCWD, sys, DURESS_FILE_COMPANION, &t, true, &f), 0);
+		assert_int_equal(f.skip, DURESS_SKIP_ALSO_PSEUDO_FS);
+		assert_int_equal(f.fd, -1);
+	}
+	/* What the CLI reads for its caller, with the caller's rights, is not judged so. */
+	assert_int_equal(duress_open_file(proc_self, "status", DURESS_FILE_INPUT, &t, true, &f), 0);
+	assert_int_equal(f.skip, DURESS_SKIP_NONE);
+	assert_int_equal(duress_file_close(&f), 0);
+	assert_string_equal(duress_skip_reason(DURESS_SKIP_PSEUDO_FS),
+			    "on a pseudo-filesystem (/proc, /sys...)");
+	close(proc_self);
 }
 
 /* --- with another user's rights (root only) ------------------------------ */
@@ -369,8 +426,52 @@ static void reads_with_the_users_rights(void **state)
 			 0);
 	assert_int_equal(f.skip, DURESS_SKIP_NONE);
 	assert_true(f.fd >= 0);
-	close(f.fd);
+	assert_int_equal(duress_file_close(&f), 0);
 	assert_int_equal(current_fsuid(), 0);
+}
+
+/* A thread's effective capabilities, from the kernel's report. */
+static unsigned long long cap_eff(void)
+{
+	char line[256];
+	unsigned long long caps = 0;
+	FILE *f = fopen("/proc/thread-self/status", "re");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps;
+}
+
+/* What is open is read with the rights that opened it, until duress_file_close(). */
+static void holds_the_rights_until_close(void **state)
+{
+	struct duress_trust t = nobody_trust();
+	struct duress_file f;
+	unsigned long long caps = cap_eff();
+	char buf[16] = { 0 };
+
+	(void)state;
+	require_root();
+	assert_int_equal(fchmod(tmp_fd, 0711), 0);
+	write_at("file", "content", 0644);
+	assert_int_equal(duress_open_file(tmp_fd, "file", DURESS_FILE_COMPANION, &t, true, &f), 0);
+	assert_int_equal(f.skip, DURESS_SKIP_NONE);
+	assert_int_equal(current_fsuid(), 65534);
+	assert_true(cap_eff() == 0);
+	assert_int_equal(read(f.fd, buf, sizeof(buf) - 1), 7);
+	assert_int_equal(duress_file_close(&f), 0);
+	assert_int_equal(f.fd, -1);
+	assert_int_equal(current_fsuid(), 0);
+	assert_true(cap_eff() == caps);
+	/* Nothing left open, nothing held. */
+	assert_int_equal(duress_open_file(tmp_fd, "file", DURESS_FILE_COMPANION, &t, false, &f), 0);
+	assert_int_equal(current_fsuid(), 0);
+	assert_int_equal(duress_open_file(tmp_fd, "none", DURESS_FILE_COMPANION, &t, true, &f), 0);
+	assert_int_equal(current_fsuid(), 0);
+	assert_true(cap_eff() == caps);
 }
 
 static void search_permission_is_the_users(void **state)
@@ -402,7 +503,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(missing_file, make_tmp, remove_tmp),
 		cmocka_unit_test_setup_teardown(opens_a_directory_for_listing, make_tmp,
 						remove_tmp),
+		cmocka_unit_test(refuses_pseudo_filesystems),
 		cmocka_unit_test_setup_teardown(reads_with_the_users_rights, make_tmp, remove_tmp),
+		cmocka_unit_test_setup_teardown(holds_the_rights_until_close, make_tmp, remove_tmp),
 		cmocka_unit_test_setup_teardown(search_permission_is_the_users, make_tmp,
 						remove_tmp),
 	};
