@@ -10,15 +10,21 @@
  * stack itself (pam_start reads the service file and dlopens the modules,
  * as the per-connection process of sshd does).
  *
- *   spray_pam run SERVICE N USER PASSWORD FLOOR_MIB
+ *   spray_pam run SERVICE N USER PASSWORD FLOOR_MIB DEADLINE_S
  *     N concurrent attempts.  Prints one line:
- *       wall=SECONDS ok=N fail=N other=N drop_mib=MIB p50=S max=S aborted=0|1
+ *       wall=SECONDS ok=N fail=N other=N drop_mib=MIB rss_mib=MIB p50=S max=S
+ *       aborted=0|1 cut=0|1
  *     wall: from the release of the barrier until the last child has ended;
- *     drop_mib: the peak drop of MemAvailable (/proc/meminfo, sampled every
- *     20 ms by a thread) below its value at the release; p50/max: the
- *     attempts' own durations.  If MemAvailable falls under FLOOR_MIB, every
+ *     ok, fail: attempts that PAM accepted, refused (wrong password or
+ *     unknown user); other: any other answer, or killed; drop_mib: the peak
+ *     drop of MemAvailable (/proc/meminfo, sampled every 20 ms by a thread)
+ *     below its value at the release; rss_mib: the median of the children's
+ *     peak RSS (getrusage's ru_maxrss: one attempt's own memory, which other
+ *     processes of the machine do not blur); p50/max: the durations of the
+ *     attempts that ended.  If MemAvailable falls under FLOOR_MIB, every
  *     child is killed (aborted=1): a benchmark must not get the machine
- *     OOM-killed.
+ *     OOM-killed; so are those still running DEADLINE_S seconds after the
+ *     release (cut=1): the run stays bounded whatever the module does.
  *   spray_pam time SERVICE USER PASSWORD
  *     One attempt in this process: pam_start to pam_end.  Prints
  *       sec=SECONDS rc=PAM_RESULT
@@ -39,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -135,11 +142,20 @@ static int attempt(const char *service, const char *user, const char *password)
 /* --- the MemAvailable sampler ---------------------------------------------------- */
 struct sampler {
 	long base_kib, min_kib, floor_kib;
-	atomic_int stop, under_floor;
-	pid_t *kill_on_floor; /* children to kill under the floor */
-	int nkill;
+	double deadline; /* now() after which the children are killed; 0: none */
+	atomic_int stop, under_floor, cut;
+	pid_t *kids;        /* children to kill under the floor or past the deadline */
+	atomic_int *reaped; /* kids[i] is no longer ours to kill */
+	int nkids;
 	pthread_t thread;
 };
+
+static void kill_all(const struct sampler *s)
+{
+	for (int i = 0; i < s->nkids; i++)
+		if (s->kids[i] > 0 && !atomic_load(&s->reaped[i]))
+			kill(s->kids[i], SIGKILL);
+}
 
 static void *sample_loop(void *arg)
 {
@@ -152,21 +168,27 @@ static void *sample_loop(void *arg)
 		if (v >= 0 && v < s->min_kib)
 			s->min_kib = v;
 		if (v >= 0 && v < s->floor_kib && !atomic_exchange(&s->under_floor, 1))
-			for (int i = 0; i < s->nkill; i++)
-				kill(s->kill_on_floor[i], SIGKILL);
+			kill_all(s);
+		if (s->deadline > 0 && now() > s->deadline && !atomic_exchange(&s->cut, 1))
+			kill_all(s);
 		nanosleep(&step, NULL);
 	}
 	return NULL;
 }
 
-static int sampler_start(struct sampler *s, long floor_mib, pid_t *kids, int nkids)
+/* The sampler, with a deadline deadline_s from now unless it is 0. */
+static int sampler_start(struct sampler *s, long floor_mib, double deadline_s, pid_t *kids,
+			 atomic_int *reaped, int nkids)
 {
 	s->base_kib = s->min_kib = mem_available();
 	s->floor_kib = floor_mib * 1024;
+	s->deadline = deadline_s > 0 ? now() + deadline_s : 0;
 	atomic_init(&s->stop, 0);
 	atomic_init(&s->under_floor, 0);
-	s->kill_on_floor = kids;
-	s->nkill = nkids;
+	atomic_init(&s->cut, 0);
+	s->kids = kids;
+	s->reaped = reaped;
+	s->nkids = nkids;
 	if (s->base_kib < 0)
 		return -1;
 	return pthread_create(&s->thread, NULL, sample_loop, s) == 0 ? 0 : -1;
@@ -192,17 +214,21 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int run(const char *service, int n, const char *user, const char *password, long floor_mib)
+static int run(const char *service, int n, const char *user, const char *password, long floor_mib,
+	       double deadline_s)
 {
 	int gate[2], res[2], ok = 0, fail = 0, other = 0, got = 0;
 	pid_t *kids = calloc((size_t)n, sizeof(*kids));
 	int *us = calloc((size_t)n, sizeof(*us));
+	int *rss = calloc((size_t)n, sizeof(*rss));
+	atomic_int *reaped = calloc((size_t)n, sizeof(*reaped));
 	struct result r;
 	struct sampler s;
 	double t0, wall;
 	long drop;
 
-	if (!kids || !us || pipe2(gate, O_CLOEXEC) < 0 || pipe2(res, O_CLOEXEC) < 0) {
+	if (!kids || !us || !rss || !reaped || pipe2(gate, O_CLOEXEC) < 0 ||
+	    pipe2(res, O_CLOEXEC) < 0) {
 		perror("spray_pam: setup");
 		return 2;
 	}
@@ -233,7 +259,7 @@ static int run(const char *service, int n, const char *user, const char *passwor
 	}
 	close(gate[0]);
 	close(res[1]);
-	if (sampler_start(&s, floor_mib, kids, n) < 0) {
+	if (sampler_start(&s, floor_mib, deadline_s, kids, reaped, n) < 0) {
 		perror("spray_pam: sampler");
 		for (int i = 0; i < n; i++)
 			kill(kids[i], SIGKILL);
@@ -241,9 +267,15 @@ static int run(const char *service, int n, const char *user, const char *passwor
 	}
 	t0 = now();
 	close(gate[1]); /* the release: every child's read() returns 0 */
-	for (int i = 0; i < n; i++)
-		while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
+	for (int i = 0; i < n; i++) {
+		struct rusage ru = { 0 };
+		int st;
+
+		while (wait4(kids[i], &st, 0, &ru) < 0 && errno == EINTR)
 			;
+		atomic_store(&reaped[i], 1);
+		rss[i] = (int)ru.ru_maxrss;
+	}
 	wall = now() - t0;
 	drop = sampler_stop(&s);
 	/* Every child has ended: the pipe holds all results (n * 8 bytes < its size). */
@@ -258,11 +290,15 @@ static int run(const char *service, int n, const char *user, const char *passwor
 	}
 	other += n - got; /* killed, or no result */
 	qsort(us, (size_t)got, sizeof(*us), cmp_int);
-	printf("wall=%.4f ok=%d fail=%d other=%d drop_mib=%ld p50=%.3f max=%.3f aborted=%d\n", wall,
-	       ok, fail, other, drop, got ? us[got / 2] / 1e6 : 0.0, got ? us[got - 1] / 1e6 : 0.0,
-	       atomic_load(&s.under_floor));
+	qsort(rss, (size_t)n, sizeof(*rss), cmp_int);
+	printf("wall=%.4f ok=%d fail=%d other=%d drop_mib=%ld rss_mib=%d p50=%.3f max=%.3f "
+	       "aborted=%d cut=%d\n",
+	       wall, ok, fail, other, drop, rss[n / 2] / 1024, got ? us[got / 2] / 1e6 : 0.0,
+	       got ? us[got - 1] / 1e6 : 0.0, atomic_load(&s.under_floor), atomic_load(&s.cut));
 	free(kids);
 	free(us);
+	free(rss);
+	free(reaped);
 	return 0;
 }
 
@@ -275,7 +311,8 @@ static int watch(long floor_mib)
 	sigemptyset(&term);
 	sigaddset(&term, SIGTERM);
 	/* Blocked before the thread starts, so that only sigtimedwait takes it. */
-	if (sigprocmask(SIG_BLOCK, &term, NULL) < 0 || sampler_start(&s, floor_mib, NULL, 0) < 0) {
+	if (sigprocmask(SIG_BLOCK, &term, NULL) < 0 ||
+	    sampler_start(&s, floor_mib, 0, NULL, NULL, 0) < 0) {
 		perror("spray_pam: sampler");
 		return 2;
 	}
@@ -287,14 +324,14 @@ static int watch(long floor_mib)
 
 int main(int argc, char **argv)
 {
-	if (argc == 7 && strcmp(argv[1], "run") == 0) {
+	if (argc == 8 && strcmp(argv[1], "run") == 0) {
 		int n = atoi(argv[3]);
 
 		if (n < 1 || n > MAX_N) {
 			fprintf(stderr, "spray_pam: N must be 1..%d\n", MAX_N);
 			return 2;
 		}
-		return run(argv[2], n, argv[4], argv[5], atol(argv[6]));
+		return run(argv[2], n, argv[4], argv[5], atol(argv[6]), atof(argv[7]));
 	}
 	if (argc == 5 && strcmp(argv[1], "time") == 0) {
 		double t = now();
@@ -305,7 +342,7 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && strcmp(argv[1], "watch") == 0)
 		return watch(atol(argv[2]));
-	fprintf(stderr, "usage: spray_pam run SERVICE N USER PASSWORD FLOOR_MIB\n"
+	fprintf(stderr, "usage: spray_pam run SERVICE N USER PASSWORD FLOOR_MIB DEADLINE_S\n"
 			"       spray_pam time SERVICE USER PASSWORD\n"
 			"       spray_pam watch FLOOR_MIB\n");
 	return 2;
