@@ -59,6 +59,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 . "$(dirname "$0")/../lib/tap.sh"
 # shellcheck source=tests/lib/root.sh
 . "$(dirname "$0")/../lib/root.sh"
+# shellcheck source=tests/lib/sshd.sh
+. "$(dirname "$0")/../lib/sshd.sh"
 
 require_root "not root: the end-to-end tests create users and run sshd"
 sanitizer_built "$1" &&
@@ -91,20 +93,13 @@ DP="Duress-${R}-pw-3z"
 SP="Slow-${R}-pw-4w"
 WP="Wrong-${R}-pw-5v"
 
-SSHD_PID=""
 CREATED_USERS=()
 CREATED_PAMFILE=""
-CREATED_RUN_SSHD=""
 
 # shellcheck disable=SC2317 # called by at_exit
 cleanup() {
 	local u uid
-	if [ -n "$SSHD_PID" ]; then
-		kill -TERM "$SSHD_PID" 2>/dev/null
-		wait_for 5 fails kill -0 "$SSHD_PID" 2>/dev/null
-		kill -KILL "$SSHD_PID" 2>/dev/null
-		wait "$SSHD_PID" 2>/dev/null
-	fi
+	stop_sshd
 	for u in "${CREATED_USERS[@]}"; do
 		uid=$(id -u "$u" 2>/dev/null) || continue
 		reap_uid 10 "$uid"
@@ -256,84 +251,7 @@ expect_evidence() {
 		test "$(count user)" -eq 1 -a "$(count global)" -eq 1
 }
 
-# --- sshd ------------------------------------------------------------------------
-# sshd_listening LOG PID PORT: waits (10 s at most) until sshd PID says in LOG
-# that it listens on PORT; fails at once if it died.
-sshd_listening() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -q "Server listening on 127.0.0.1 port $3" "$1" && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-# sshd's privilege separation directory; removed at the end if created here.
-ensure_run_sshd() {
-	[ -d /run/sshd ] && return 0
-	mkdir -m 755 /run/sshd || return 1
-	CREATED_RUN_SSHD=/run/sshd
-}
-start_sshd() {
-	local port
-	ensure_run_sshd || return 1
-	ssh-keygen -q -t ed25519 -N '' -C "$SERVICE" -f "$T/ssh/host_ed25519" >/dev/null || return 1
-	# OpenSSH uses its program name as PAM service; it re-executes itself, so
-	# it must be started by an absolute path.
-	ln -s "$SSHD_BIN" "$T/ssh/$SERVICE" || return 1
-	for _ in 1 2 3; do
-		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null) ||
-			port=$((20000 + RANDOM % 40000))
-		cat >"$T/ssh/sshd_config" <<EOF
-Port $port
-ListenAddress 127.0.0.1
-HostKey $T/ssh/host_ed25519
-PidFile $T/ssh/sshd.pid
-UsePAM yes
-PasswordAuthentication yes
-KbdInteractiveAuthentication yes
-PubkeyAuthentication no
-HostbasedAuthentication no
-AuthorizedKeysFile none
-PermitRootLogin no
-AllowUsers $U1
-StrictModes no
-UseDNS no
-PrintMotd no
-PrintLastLog no
-X11Forwarding no
-AllowTcpForwarding no
-AllowAgentForwarding no
-PermitTunnel no
-MaxAuthTries 6
-MaxStartups 100
-LoginGraceTime 30
-LogLevel VERBOSE
-EOF
-		"$T/ssh/$SERVICE" -t -f "$T/ssh/sshd_config" >"$T/sshd.log" 2>&1 || return 1
-		# A clean environment: nothing of the test's (meson's LD_LIBRARY_PATH...) leaks in.
-		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$T/ssh/$SERVICE" -D -e -f "$T/ssh/sshd_config" \
-			>"$T/sshd.log" 2>&1 </dev/null &
-		SSHD_PID=$!
-		if sshd_listening "$T/sshd.log" "$SSHD_PID" "$port"; then
-			SSH_PORT=$port
-			return 0
-		fi
-		kill -TERM "$SSHD_PID" 2>/dev/null
-		wait "$SSHD_PID" 2>/dev/null
-		SSHD_PID=""
-	done
-	return 1
-}
-
-# ssh_login PASSWORD METHOD COMMAND: output in $T/ssh.out, errors in $T/ssh.err.
-ssh_login() {
-	SSHPASS=$1 timeout 30 sshpass -e ssh -F /dev/null -T \
-		-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR \
-		-o ConnectTimeout=10 -o PreferredAuthentications="$2" -o PubkeyAuthentication=no \
-		-o GSSAPIAuthentication=no -o NumberOfPasswordPrompts=1 -o BatchMode=no \
-		-p "$SSH_PORT" "$U1@127.0.0.1" "$3" </dev/null >"$T/ssh.out" 2>"$T/ssh.err"
-}
+# --- sshd: tests/lib/sshd.sh (start_sshd, ssh_login) ------------------------------
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 
 # median MS...: the median of the numbers, in seconds.
