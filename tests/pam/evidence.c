@@ -2,10 +2,12 @@
 /* Authenticating through the wrapped libpam, and reading what actions left. */
 #include "harness.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <security/pam_appl.h>
@@ -94,6 +96,28 @@ char *auth_logged(const char *service, const char *user, const char *password, i
 	out = syslog_lines(text);
 	free(text);
 	return out;
+}
+
+int in_child(int (*fn)(const void *arg), const void *arg)
+{
+	unsigned char result = 255;
+	int p[2];
+	pid_t pid;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		result = (unsigned char)fn(arg);
+		_exit(write(p[1], &result, 1) == 1 ? 0 : 1);
+	}
+	close(p[1]);
+	if (read(p[0], &result, 1) != 1)
+		result = 255;
+	close(p[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return result;
 }
 
 size_t lines_with(const char *log, const char *needle)

@@ -132,6 +132,13 @@ int auth_quick(const char *service, const char *user, const char *password);
  * Not for threads: it redirects stderr.
  */
 char *auth_logged(const char *service, const char *user, const char *password, int expected);
+/*
+ * Runs fn(arg) in a child process (so that its limits, ids or mounts stay
+ * there) and returns fn's result, 0-255.  The result comes through a pipe,
+ * not the exit status: under valgrind a forked child exits with valgrind's
+ * own code.
+ */
+int in_child(int (*fn)(const void *arg), const void *arg);
 /* How many lines of log (auth_logged()'s) hold needle. */
 size_t lines_with(const char *log, const char *needle);
 double now(void);

@@ -90,31 +90,21 @@ static void global_password_spares_system_accounts(void **state)
  * the namespace cannot be had; through a pipe (under valgrind a forked
  * child exits with valgrind's code).
  */
-static int auth_with_own_login_defs(const char *user)
+static int auth_in_namespace(const void *user)
 {
-	unsigned char result = 255;
 	char defs[PATH_MAX];
-	int p[2];
-	pid_t pid;
 
 	pathf(defs, "%s/login.defs", W.tmp);
-	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		result = 254;
-		if (unshare(CLONE_NEWNS) == 0 &&
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
-		    mount(defs, "/etc/login.defs", NULL, MS_BIND, NULL) == 0)
-			result = (unsigned char)auth_quick("after", user, global_pw);
-		_exit(write(p[1], &result, 1) == 1 ? 0 : 1);
-	}
-	close(p[1]);
-	if (read(p[0], &result, 1) != 1)
-		result = 255;
-	close(p[0]);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount(defs, "/etc/login.defs", NULL, MS_BIND, NULL) != 0)
+		return 254;
+	return auth_quick("after", user, global_pw);
+}
+
+static int auth_with_own_login_defs(const char *user)
+{
+	int result = in_child(auth_in_namespace, user);
+
 	if (result == 254) {
 		printf("SKIP: no private mount namespace here\n");
 		fflush(stdout);

@@ -127,33 +127,6 @@ static void release(const char *const *names)
 	expect_runs(names, false);
 }
 
-/*
- * Runs fn(arg) in a child process (so that its limits or ids stay there) and
- * returns fn's result, 0-255.  The result comes through a pipe, not the exit
- * status: under valgrind a forked child exits with valgrind's own code.
- */
-static int in_child(int (*fn)(const void *arg), const void *arg)
-{
-	unsigned char result = 255;
-	int p[2];
-	pid_t pid;
-
-	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		result = (unsigned char)fn(arg);
-		_exit(write(p[1], &result, 1) == 1 ? 0 : 1);
-	}
-	close(p[1]);
-	if (read(p[0], &result, 1) != 1)
-		result = 255;
-	close(p[0]);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	return result;
-}
-
 /* ps: the runner is its own program, not a copy of the login program. */
 static void runner_has_its_own_name(void **state)
 {

@@ -16,15 +16,7 @@
 #include <cmocka.h>
 
 #include "core/identity.h"
-
-static gid_t nobody_groups[] = { 65534 };
-static const struct duress_identity nobody = {
-	.switched = true,
-	.uid = 65534,
-	.gid = 65534,
-	.groups = nobody_groups,
-	.n_groups = 1,
-};
+#include "nobody.h"
 
 static void require_root(void)
 {
@@ -115,7 +107,7 @@ static void empties_this_threads_capabilities(void **state)
 	mine = cap_eff(me);
 	others = cap_eff(o.tid);
 	assert_int_not_equal(mine, 0);
-	assert_int_equal(duress_identity_enter(&nobody, &saved), 0);
+	assert_int_equal(duress_identity_enter(nobody_identity(), &saved), 0);
 	assert_int_equal(current_fsuid(), 65534);
 	assert_int_equal(cap_eff(me), 0);
 	/* The application's other threads keep theirs. */
@@ -136,8 +128,8 @@ static void cannot_be_taken_twice(void **state)
 	(void)state;
 	require_root();
 	mine = cap_eff(me);
-	assert_int_equal(duress_identity_enter(&nobody, &outer), 0);
-	assert_int_equal(duress_identity_enter(&nobody, &inner), -ENOTRECOVERABLE);
+	assert_int_equal(duress_identity_enter(nobody_identity(), &outer), 0);
+	assert_int_equal(duress_identity_enter(nobody_identity(), &inner), -ENOTRECOVERABLE);
 	assert_int_equal(current_fsuid(), 65534);
 	assert_int_equal(cap_eff(me), 0);
 	assert_int_equal(duress_identity_leave(&inner), 0); /* zeroed: nothing to give back */

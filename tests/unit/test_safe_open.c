@@ -19,6 +19,7 @@
 
 #include "core/safe_open.h"
 #include "core/sig.h"
+#include "nobody.h"
 
 #define ME 1000
 #define OTHER 1001
@@ -382,20 +383,11 @@ static uid_t current_fsuid(void)
 /* A per-user scope read with nobody's rights (uid and gid 65534, no other group). */
 static struct duress_trust nobody_trust(void)
 {
-	static gid_t nobody_groups[] = { 65534 };
-	static const struct duress_identity nobody = {
-		.switched = true,
-		.uid = 65534,
-		.gid = 65534,
-		.groups = nobody_groups,
-		.n_groups = 1,
-	};
-
 	return (struct duress_trust){
 		.scope = DURESS_SCOPE_USER,
 		.owner = 65534,
 		.max_size = CAP,
-		.as = &nobody,
+		.as = nobody_identity(),
 	};
 }
 
