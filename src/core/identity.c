@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -64,11 +65,16 @@ _Static_assert(sizeof(((struct duress_saved_identity *)0)->effective) ==
 		       _LINUX_CAPABILITY_U32S_3 * sizeof(uint32_t),
 	       "one word per capget() data struct");
 
-/* capget() and capset() with pid 0 act on the calling thread alone. */
+/*
+ * capget() and capset() with pid 0 act on the calling thread alone.  The
+ * words are cleared first: the kernel fills them all, but valgrind takes
+ * capget() to write only the first (its v1 layout).
+ */
 static bool get_caps(struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3])
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 
+	memset(data, 0, _LINUX_CAPABILITY_U32S_3 * sizeof(*data));
 	return syscall(SYS_capget, &h, data) == 0;
 }
 
