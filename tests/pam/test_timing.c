@@ -116,13 +116,18 @@ static void outside_group_costs_a_derivation(void **state)
  */
 static void unknown_user_costs_nothing(void **state)
 {
-	struct child c;
+	struct child base, c;
 
 	(void)state;
 	require_true_peak("the global directory is root's");
+	/*
+	 * Against a service that ignores the module at once (services=): under
+	 * valgrind the child's peak includes valgrind's own, from before exec.
+	 */
+	base = auth_in_child("svc-other", "nosuchuser", "wrong-password", NULL);
 	c = auth_in_child("after", "nosuchuser", "wrong-password", NULL);
 	assert_int_not_equal(c.status, PAM_SUCCESS);
-	assert_true(c.peak < ONE_DERIVATION / 2);
+	assert_true(c.peak < base.peak + ONE_DERIVATION / 2);
 }
 
 /* A script action in dir, signed at the default cost. */
