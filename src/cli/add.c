@@ -704,6 +704,27 @@ static int sign_installed(const struct add_opts *o, const char *action, const ch
 	return r;
 }
 
+/*
+ * A global password is not one user's: say whom it logs in, since that is
+ * easy to miss and hard to undo once the password is known.
+ */
+static void say_who_global_logs_in(const struct duress_opts *mo)
+{
+	char group[DURESS_ESCAPED_SIZE(64)];
+
+	if (mo->global_group)
+		fprintf(stderr,
+			"duress add: note: a global duress password logs in only members of "
+			"group %s (global_group=); for anyone else it runs the global actions and "
+			"the login fails\n",
+			duress_escape(mo->global_group, group, sizeof(group)));
+	else
+		fputs("duress add: warning: a global duress password logs in EVERY ordinary "
+		      "account (UID_MIN to UID_MAX of /etc/login.defs); add global_group=GROUP to "
+		      "the module line to narrow it\n",
+		      stderr);
+}
+
 /* Copies, signs and checks; returns the exit status. */
 static int install(const struct add_opts *o, struct example *ex, const struct duress_opts *mo)
 {
@@ -731,6 +752,8 @@ static int install(const struct add_opts *o, struct example *ex, const struct du
 	    sign_installed(o, action, ex->has_conf ? conf : NULL) < 0)
 		goto out;
 	status = duress_check_action(mo, t.scope, t.dir, ex->name);
+	if (o->global)
+		say_who_global_logs_in(mo);
 out:
 	close(t.fd);
 	return status;

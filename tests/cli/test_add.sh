@@ -178,11 +178,17 @@ if [ "$(id -u)" -eq 0 ]; then
 	echo "@include common-auth" >"$T/gpam/login"
 	# Never the machine's own global directory: only once check reads $T/g.
 	if duress check --pam-dir "$T/gpam" --user-dir "" | grep -qx "$T/g: no such directory (no global actions)"; then
-		out=$(umask 077; echo "$PW" | duress add demo --global --stdin --set GREETING=all --pam-dir "$T/gpam" --examples-dir "$EX" --memlimit 8K --opslimit 1 2>/dev/null)
+		out=$(umask 077; echo "$PW" | duress add demo --global --stdin --set GREETING=all --pam-dir "$T/gpam" --examples-dir "$EX" --memlimit 8K --opslimit 1 2>"$T/gerr")
 	else
 		out="the test stack does not name $T/g: not run"
 	fi
 	check "--global: ARMED" grep -qx "$T/g/demo: ARMED" <<<"$out"
+	check "--global: warns that the password logs in every ordinary account" \
+		grep -q "logs in EVERY ordinary account.*add global_group=GROUP" "$T/gerr"
+	echo "auth sufficient pam_duress.so global_dir=$T/g user_dir=$T/%u global_group=staff" >"$T/gpam/common-auth"
+	echo "$PW" | duress add demo --global --force --stdin --pam-dir "$T/gpam" --examples-dir "$EX" --memlimit 8K --opslimit 1 >/dev/null 2>"$T/gerr"
+	check "--global with global_group=: names the group, no warning" \
+		sh -c 'grep -q "logs in only members of group staff" "$1" && ! grep -q EVERY "$1"' sh "$T/gerr"
 	check "--global: the directory is created 0755 root:root" test "$(stat -c %a:%u:%g "$T/g")" = 755:0:0
 	check "--global: files owned by root" test "$(stat -c %u:%g "$T/g/demo" "$T/g/demo.conf" | sort -u)" = 0:0
 	check "--global: CONFIG= points at the global copy" grep -qx "CONFIG=$T/g/demo.conf" "$T/g/demo"
