@@ -33,6 +33,9 @@
 #define CONFIG_LINE_PREFIX "CONFIG=/etc/duress.d/"
 #define CONF_SUFFIX ".conf"
 #define SUMMARY_PREFIX "# Summary: "
+/* The longest KEY of a --set KEY=VALUE, and room for "#KEY=" and its NUL. */
+#define KEY_MAX 253
+#define KEY_SIZE (KEY_MAX + 3)
 
 struct add_opts {
 	bool list, global, no_edit, from_stdin, force;
@@ -77,8 +80,10 @@ static void add_usage(FILE *out)
 	      "\n"
 	      "  --list             list the examples, each with its summary\n"
 	      "  --global           install in the global directory (root only)\n"
-	      "  --set KEY=VALUE    set KEY (a KEY= line of the config) to VALUE, one\n"
-	      "                     line; the last KEY= line is replaced; no editor\n"
+	      "  --set KEY=VALUE    set KEY of the config to VALUE (one line); the last\n"
+	      "                     KEY= line is replaced, or the value goes after the\n"
+	      "                     last commented #KEY= line; repeated, one line each,\n"
+	      "                     in order (list keys); no editor\n"
 	      "  --no-edit          do not open the config in an editor\n"
 	      "  --stdin            read the password as one line from standard input\n"
 	      "  --force            replace an EXAMPLE or EXAMPLE.conf already there\n"
@@ -444,34 +449,142 @@ static bool is_key(const char *s, size_t len)
 	return true;
 }
 
-/* --set KEY=VALUE: the config's last "KEY=" line becomes "KEY=VALUE". */
-static int apply_set(struct example *ex, const char *set)
+/* The key of a --set KEY=VALUE (its length), or 0 after a one-line error. */
+static size_t set_key(const char *set)
 {
-	const char *eq = strchr(set, '='), *line = NULL;
-	char key[256];
-	size_t len = 0;
+	const char *eq = strchr(set, '=');
 
-	if (!eq || !is_key(set, (size_t)(eq - set)) || (size_t)(eq - set) + 2 > sizeof(key)) {
+	if (!eq || !is_key(set, (size_t)(eq - set)) || (size_t)(eq - set) > KEY_MAX) {
 		fprintf(stderr, "duress add: --set %s: not KEY=VALUE\n", set);
-		return -1;
+		return 0;
 	}
 	if (strpbrk(eq + 1, "\n\r")) {
 		fprintf(stderr, "duress add: --set %.*s: the value must be one line\n",
 			(int)(eq - set), set);
-		return -1;
+		return 0;
 	}
-	if (!ex->has_conf) {
-		fprintf(stderr, "duress add: --set: %s has no config\n", ex->name);
-		return -1;
+	return (size_t)(eq - set);
+}
+
+/* Whether the line is "KEY=..." or "#KEY=...", KEY a key; its length in *key_len. */
+static bool key_line(const char *line, size_t len, size_t *key_len)
+{
+	const char *eq;
+
+	if (len > 0 && line[0] == '#') {
+		line++;
+		len--;
 	}
-	snprintf(key, sizeof(key), "%.*s=", (int)(eq - set), set);
-	if (find_line(&ex->conf, key, true, &line, &len) == 0) {
+	eq = memchr(line, '=', len);
+	*key_len = eq ? (size_t)(eq - line) : 0;
+	return eq && is_key(line, *key_len);
+}
+
+/* Whether the config's name (of len bytes) is one of the list "A, B, C". */
+static bool listed(const char *list, const char *name, size_t len)
+{
+	for (const char *p = list; *p; p += strspn(p, ", ")) {
+		size_t l = strcspn(p, ",");
+
+		if (l == len && memcmp(p, name, len) == 0)
+			return true;
+		p += l;
+	}
+	return false;
+}
+
+/* The keys the config names, live or commented, each once, in order: "A, B". */
+static void known_keys(const struct buffer *conf, char *buf, size_t size)
+{
+	size_t pos = 0, len = 0, klen = 0, used = 0;
+	const char *line = NULL;
+
+	*buf = '\0';
+	while (next_line(conf, &pos, &line, &len) && used < size)
+		if (key_line(line, len, &klen) && !listed(buf, line + (line[0] == '#'), klen))
+			used += (size_t)snprintf(buf + used, size - used, "%s%.*s",
+						 used ? ", " : "", (int)klen,
+						 line + (line[0] == '#'));
+}
+
+/*
+ * Every --set of the key of sets[0] (n in all, later ones of other keys
+ * ignored), as the lines "KEY=VALUE" in order; NULL out of memory.  With
+ * after, that line first.
+ */
+static char *set_lines(const char *const *sets, size_t n, size_t key_len, const char *after,
+		       size_t after_len)
+{
+	size_t size = after_len + 2, used = 0; /* its newline, and the NUL */
+	char *text;
+
+	for (size_t i = 0; i < n; i++)
+		size += strlen(sets[i]) + 1;
+	text = malloc(size);
+	if (!text)
+		return NULL;
+	if (after)
+		used = (size_t)snprintf(text, size, "%.*s\n", (int)after_len, after);
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(sets[i], sets[0], key_len + 1) == 0)
+			used += (size_t)snprintf(text + used, size - used, "%s\n", sets[i]);
+	text[used - 1] = '\0'; /* the line's own newline follows in the config */
+	return text;
+}
+
+/*
+ * Every --set of one key, sets[0]'s: the config's last "KEY=" line becomes
+ * one "KEY=VALUE" line per --set, in order; with none, the lines go right
+ * after the last commented "#KEY=" line, which stays as the example it is.
+ */
+static int apply_key(struct example *ex, const char *const *sets, size_t n, size_t key_len)
+{
+	char key[KEY_SIZE], known[1024];
+	const char *line = NULL;
+	size_t len = 0;
+	bool live;
+	char *text;
+	int r;
+
+	snprintf(key, sizeof(key), "%.*s=", (int)key_len, sets[0]);
+	live = find_line(&ex->conf, key, true, &line, &len) > 0;
+	snprintf(key, sizeof(key), "#%.*s=", (int)key_len, sets[0]);
+	if (!live && find_line(&ex->conf, key, true, &line, &len) == 0) {
+		known_keys(&ex->conf, known, sizeof(known));
 		fprintf(stderr,
-			"duress add: --set %.*s: unknown key (no %s line in %s" CONF_SUFFIX ")\n",
-			(int)(eq - set), set, key, ex->name);
+			"duress add: --set %.*s: %s" CONF_SUFFIX " has no such key; it knows %s\n",
+			(int)key_len, sets[0], ex->name, *known ? known : "none");
 		return -1;
 	}
-	return replace_line(&ex->conf, line, len, set);
+	text = set_lines(sets, n, key_len, live ? NULL : line, live ? 0 : len);
+	if (!text) {
+		fputs("duress add: out of memory\n", stderr);
+		return -1;
+	}
+	r = replace_line(&ex->conf, line, len, text);
+	free(text);
+	return r;
+}
+
+/* All the --set, each key once, where its first --set names it. */
+static int apply_sets(struct example *ex, const char *const *sets, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t key_len = set_key(sets[i]);
+		bool done = false;
+
+		if (key_len == 0)
+			return -1;
+		if (!ex->has_conf) {
+			fprintf(stderr, "duress add: --set: %s has no config\n", ex->name);
+			return -1;
+		}
+		for (size_t j = 0; j < i && !done; j++)
+			done = strncmp(sets[j], sets[i], key_len + 1) == 0;
+		if (!done && apply_key(ex, sets + i, n - i, key_len) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* The directory the module line names for this scope, expanded for the caller. */
@@ -744,9 +857,8 @@ static int install(const struct add_opts *o, struct example *ex, const struct du
 	    (ex->has_conf && refuse_existing(&t, conf_name, o->force) < 0) ||
 	    rewrite_config_line(ex, conf) < 0)
 		goto out;
-	for (size_t i = 0; i < o->n_sets; i++)
-		if (apply_set(ex, o->sets[i]) < 0)
-			goto out;
+	if (apply_sets(ex, o->sets, o->n_sets) < 0)
+		goto out;
 	if ((ex->has_conf && write_one(&t, conf_name, &ex->conf, 0600) < 0) ||
 	    write_one(&t, ex->name, &ex->script, 0700) < 0 ||
 	    sign_installed(o, action, ex->has_conf ? conf : NULL) < 0)

@@ -96,7 +96,7 @@ check "already there: exit 1" test $? -eq 1
 check "already there: says so and names --force" grep -q "$TD/demo.* already exists (--force replaces it)" <<<"$err"
 err=$(echo "$PW" | add demo --stdin --force --set NOPE=1 2>&1 >/dev/null)
 check "unknown key: exit 1" test $? -eq 1
-check "unknown key: says so" grep -q "unknown key" <<<"$err"
+check "unknown key: one line naming the keys the example knows" test "$err" = "duress add: --set NOPE: demo.conf has no such key; it knows GREETING, TARGET"
 err=$(echo "$PW" | add demo --stdin --force --set "GREETING=a
 b" 2>&1 >/dev/null)
 check "value with a newline: exit 1" test $? -eq 1
@@ -151,6 +151,28 @@ check "the tree's alert: the value set" grep -qx "NTFY_URL=http://127.0.0.1:9/t"
 out=$(echo "$PW" | add plain --stdin 2>/dev/null)
 check "example without config: ARMED" grep -qx "$TD/plain: ARMED" <<<"$out"
 check "example without config: the same bytes" cmp -s "$EX/plain" "$TD/plain"
+
+# --- --set: commented keys, list keys ------------------------------------------------------
+HIDE_OPTS=(--stdin --examples-dir "$REAL_EXAMPLES" --pam-dir "$T/pam" --memlimit 8K --opslimit 1)
+out=$(echo "$PW" | duress add hide "${HIDE_OPTS[@]}" --set "MOVE=$T/a b" --set "REMOVE=$T/c" --set "MOVE=$T/d" 2>"$T/err")
+check "hide, MOVE twice: exit 0 and ARMED" test $? -eq 0 -a -n "$(grep -x "$TD/hide: ARMED" <<<"$out")"
+check "hide, MOVE twice: both lines, in order, after the commented example" \
+	test "$(grep -A2 -x '#MOVE=~/Documents/project notes' "$TD/hide.conf")" = "#MOVE=~/Documents/project notes
+MOVE=$T/a b
+MOVE=$T/d"
+check "hide, REMOVE: after the last commented REMOVE= line" \
+	test "$(grep -A1 -x '#REMOVE=~/private' "$TD/hide.conf")" = "#REMOVE=~/private
+REMOVE=$T/c"
+check "hide: no other line changed" test "$(diff <(grep -v "^MOVE=\|^REMOVE=\|^CONFIG=" "$TD/hide.conf") <(grep -v "^CONFIG=" "$REAL_EXAMPLES/hide.conf") && echo same)" = same
+err=$(echo "$PW" | duress add hide "${HIDE_OPTS[@]}" --force --set MOVED=x 2>&1 >/dev/null)
+check "hide, unknown key: exit 1" test $? -eq 1
+check "hide, unknown key: one line naming the keys" test "$err" = "duress add: --set MOVED: hide.conf has no such key; it knows HIDE_DIR, SHRED, UNMOUNT_TIMEOUT, BUSY, LUKS, VERACRYPT, UNMOUNT, MOVE, REMOVE"
+out=$(echo "$PW" | add demo --stdin --force --set TARGET=x --set GREETING=y --set TARGET=z 2>/dev/null)
+check "a live key twice: ARMED" grep -qx "$TD/demo: ARMED" <<<"$out"
+check "a live key twice: the last line becomes both, in order" test "$(grep '^TARGET=' "$TD/demo.conf" | tr '\n' ' ')" = "TARGET=first TARGET=x TARGET=z "
+out=$(echo "$PW" | duress add self-uninstall "${HIDE_OPTS[@]}" --set "SAVED_PAM_DIR=$T/saved" --set "USER_DIR=$T/u1" --set "USER_DIR=$T/u2" 2>/dev/null)
+check "self-uninstall, commented keys: ARMED" grep -qx "$TD/self-uninstall: ARMED" <<<"$out"
+check "self-uninstall: the values uncommented" test "$(grep -c "^SAVED_PAM_DIR=$T/saved\$\|^USER_DIR=$T/u[12]\$" "$TD/self-uninstall.conf")" -eq 3
 
 # --- signing fails: the files stay, and the way to finish is said ---------------------------
 rm -f "$TD"/demo*
