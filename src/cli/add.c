@@ -63,6 +63,7 @@ struct target {
 	enum duress_scope scope;
 	uid_t uid; /* owner of the files written; -1: the caller, unchanged */
 	gid_t gid;
+	bool made; /* the directory did not exist: removed again if add fails */
 };
 
 static void add_usage(FILE *out)
@@ -75,8 +76,10 @@ static void add_usage(FILE *out)
 	      "Copies the example action EXAMPLE and its EXAMPLE.conf into your per-user\n"
 	      "directory (or, with --global, the global one), as the module line of the\n"
 	      "PAM stack names them; opens the config in $VISUAL or $EDITOR at a terminal\n"
-	      "unless --set or --no-edit is given; asks for the duress password, signs\n"
-	      "the action bound to its config, and prints duress check's line for it.\n"
+	      "unless --set or --no-edit is given; signs the action bound to its config,\n"
+	      "and prints duress check's line for it.  The password is asked for before\n"
+	      "anything is written; if add cannot finish, what it wrote is removed and\n"
+	      "what --force replaced is put back.\n"
 	      "\n"
 	      "  --list             list the examples, each with its summary\n"
 	      "  --global           install in the global directory (root only)\n"
@@ -645,8 +648,7 @@ static int open_target(struct target *t)
 	}
 	(void)duress_file_release(&f); /* the caller's own rights: nothing to give back */
 	t->fd = f.fd;
-	if (made)
-		printf("%s: created\n", shown);
+	t->made = made;
 	return 0;
 }
 
@@ -682,22 +684,67 @@ static int choose_target(const struct add_opts *o, const struct duress_opts *mo,
 			duress_escape(t->dir, shown, sizeof(shown)));
 		return -1;
 	}
-	return open_target(t);
+	return 0;
 }
 
-/* Refuses to replace what the user has, unless --force. */
-static int refuse_existing(const struct target *t, const char *name, bool force)
+/* Refuses to replace what the user has, unless --force; asks nothing yet, writes nothing. */
+static int refuse_existing(const char *path, bool force)
 {
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	struct stat st;
 
-	if (fstatat(t->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+	if (force || (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT))
 		return 0;
-	if (force)
-		return 0;
-	fprintf(stderr, "duress add: %s/%s already exists (--force replaces it)\n",
-		duress_escape(t->dir, shown, sizeof(shown)), name);
+	fprintf(stderr, "duress add: %s already exists (--force replaces it)\n",
+		duress_escape(path, shown, sizeof(shown)));
 	return -1;
+}
+
+/*
+ * A name add writes in the target directory.  What was there before is
+ * kept, until add has finished, as a second link ".NAME.keep": a failure
+ * renames it back, so the user's previous file is never lost.
+ */
+struct placed {
+	char name[NAME_MAX + 1], keep[NAME_MAX + 1];
+	bool kept;    /* .NAME.keep holds what was there */
+	bool written; /* add may have written name: removed on failure unless kept */
+};
+
+static int keep_old(const struct target *t, struct placed *p)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+
+	if (snprintf(p->keep, sizeof(p->keep), ".%s.keep", p->name) >= (int)sizeof(p->keep)) {
+		fputs("duress add: the example's name is too long\n", stderr);
+		return -1;
+	}
+	/* A link to the entry itself: a symlink is kept as the symlink it is. */
+	p->kept = linkat(t->fd, p->name, t->fd, p->keep, 0) == 0;
+	if (p->kept || errno == ENOENT)
+		return 0;
+	fprintf(stderr, "duress add: %s/%s: cannot keep the old file as %s: %s\n",
+		duress_escape(t->dir, shown, sizeof(shown)), p->name, p->keep,
+		errno == EEXIST ? "left by an earlier run; see what it is, then remove it" :
+				  strerror(errno));
+	return -1;
+}
+
+/* Puts back what was there (or removes what add wrote), or, done, drops the kept links. */
+static void finish_placed(const struct target *t, struct placed *p, size_t n, bool done)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!done && p[i].kept)
+			(void)renameat(t->fd, p[i].keep, t->fd, p[i].name);
+		else if (!done && p[i].written)
+			(void)unlinkat(t->fd, p[i].name, 0);
+		/* Renamed, or (the same file, rename does nothing) still a second link. */
+		if (p[i].kept)
+			(void)unlinkat(t->fd, p[i].keep, 0);
+	}
+	(void)fsync(t->fd);
+	if (!done && t->made)
+		(void)rmdir(t->dir);
 }
 
 static int write_one(const struct target *t, const char *name, const struct buffer *b, mode_t mode)
@@ -705,11 +752,9 @@ static int write_one(const struct target *t, const char *name, const struct buff
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	int r = duress_write_file_at(t->fd, name, b->data, b->len, mode, t->uid, t->gid);
 
-	duress_escape(t->dir, shown, sizeof(shown));
 	if (r < 0)
-		fprintf(stderr, "duress add: %s/%s: %s\n", shown, name, strerror(-r));
-	else
-		printf("%s/%s: installed\n", shown, name);
+		fprintf(stderr, "duress add: %s/%s: %s\n",
+			duress_escape(t->dir, shown, sizeof(shown)), name, strerror(-r));
 	return r < 0 ? -1 : 0;
 }
 
@@ -782,39 +827,17 @@ static int edit(const char *path)
 	return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* How to finish by hand what add could not. */
-static void say_finish(const struct add_opts *o, const char *action, const char *conf)
-{
-	char a[DURESS_ESCAPED_SIZE(PATH_MAX)], c[DURESS_ESCAPED_SIZE(PATH_MAX)];
-
-	fprintf(stderr,
-		"duress add: the files are installed but not signed; "
-		"to finish: duress sign%s%s%s%s %s\n",
-		o->sign.pam_dir ? " --pam-dir " : "", o->sign.pam_dir ? o->sign.pam_dir : "",
-		conf ? " --also " : "", conf ? duress_escape(conf, c, sizeof(c)) : "",
-		duress_escape(action, a, sizeof(a)));
-}
-
 /* Edits if asked, then signs the installed action bound to its config. */
-static int sign_installed(const struct add_opts *o, const char *action, const char *conf)
+static int sign_installed(const struct add_opts *o, const struct duress_password *pw,
+			  const char *action, const char *conf)
 {
 	struct duress_sign_opts sign = o->sign;
-	struct duress_password *pw = NULL;
-	int r;
 
-	if (conf && !o->no_edit && o->n_sets == 0 && isatty(STDIN_FILENO) && edit(conf) < 0) {
-		say_finish(o, action, conf);
+	if (conf && !o->no_edit && o->n_sets == 0 && isatty(STDIN_FILENO) && edit(conf) < 0)
 		return -1;
-	}
 	if (conf)
 		sign.also[sign.n_also++] = conf;
-	r = duress_read_password(o->from_stdin, true, &pw);
-	if (r == 0)
-		r = duress_sign_file(action, pw, &sign);
-	duress_password_free(pw);
-	if (r < 0)
-		say_finish(o, action, conf);
-	return r;
+	return duress_sign_file(action, pw, &sign);
 }
 
 /*
@@ -838,35 +861,65 @@ static void say_who_global_logs_in(const struct duress_opts *mo)
 		      stderr);
 }
 
-/* Copies, signs and checks; returns the exit status. */
+/*
+ * Copies, signs and checks, all or nothing: everything that can fail
+ * without writing (the names, the --set, the password) is done first; then
+ * what is there is kept aside, the files are written and signed, and any
+ * failure puts back what was there.  Returns the exit status.
+ */
 static int install(const struct add_opts *o, struct example *ex, const struct duress_opts *mo)
 {
-	char action[PATH_MAX], conf[PATH_MAX], conf_name[NAME_MAX + 1];
+	char action[PATH_MAX], conf[PATH_MAX], shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	struct placed p[3] = { 0 }; /* the action, its signature, its config */
+	struct duress_password *pw = NULL;
+	size_t n = ex->has_conf ? 3 : 2;
 	struct target t;
 	int status = 1;
 
 	if (choose_target(o, mo, &t) < 0)
 		return 1;
-	snprintf(conf_name, sizeof(conf_name), "%s" CONF_SUFFIX, ex->name);
+	snprintf(p[0].name, sizeof(p[0].name), "%s", ex->name);
+	snprintf(p[1].name, sizeof(p[1].name), "%s" DURESS_SIG_SUFFIX, ex->name);
+	snprintf(p[2].name, sizeof(p[2].name), "%s" CONF_SUFFIX, ex->name);
 	if (snprintf(action, sizeof(action), "%s/%s", t.dir, ex->name) >= (int)sizeof(action) ||
-	    snprintf(conf, sizeof(conf), "%s/%s", t.dir, conf_name) >= (int)sizeof(conf)) {
+	    snprintf(conf, sizeof(conf), "%s/%s", t.dir, p[2].name) >= (int)sizeof(conf)) {
 		fputs("duress add: the target path is too long\n", stderr);
-		goto out;
+		return 1;
 	}
-	if (refuse_existing(&t, ex->name, o->force) < 0 ||
-	    (ex->has_conf && refuse_existing(&t, conf_name, o->force) < 0) ||
-	    rewrite_config_line(ex, conf) < 0)
-		goto out;
-	if (apply_sets(ex, o->sets, o->n_sets) < 0)
-		goto out;
-	if ((ex->has_conf && write_one(&t, conf_name, &ex->conf, 0600) < 0) ||
+	if (refuse_existing(action, o->force) < 0 ||
+	    (ex->has_conf && refuse_existing(conf, o->force) < 0) ||
+	    rewrite_config_line(ex, conf) < 0 || apply_sets(ex, o->sets, o->n_sets) < 0 ||
+	    duress_read_password(o->from_stdin, true, &pw) < 0 || open_target(&t) < 0) {
+		duress_password_free(pw);
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (keep_old(&t, &p[i]) < 0)
+			goto out;
+	for (size_t i = 0; i < n; i++)
+		p[i].written = true;
+	if ((ex->has_conf && write_one(&t, p[2].name, &ex->conf, 0600) < 0) ||
 	    write_one(&t, ex->name, &ex->script, 0700) < 0 ||
-	    sign_installed(o, action, ex->has_conf ? conf : NULL) < 0)
+	    sign_installed(o, pw, action, ex->has_conf ? conf : NULL) < 0)
 		goto out;
-	status = duress_check_action(mo, t.scope, t.dir, ex->name);
-	if (o->global)
-		say_who_global_logs_in(mo);
+	status = 0;
 out:
+	duress_password_free(pw);
+	finish_placed(&t, p, n, status == 0);
+	if (status != 0) {
+		fprintf(stderr, "duress add: nothing installed%s\n",
+			o->force ? "; what was there is as it was" : "");
+	} else {
+		duress_escape(t.dir, shown, sizeof(shown));
+		if (t.made)
+			printf("%s: created\n", shown);
+		if (ex->has_conf)
+			printf("%s/%s: installed\n", shown, p[2].name);
+		printf("%s/%s: installed\n", shown, ex->name);
+		status = duress_check_action(mo, t.scope, t.dir, ex->name);
+		if (o->global)
+			say_who_global_logs_in(mo);
+	}
 	close(t.fd);
 	return status;
 }

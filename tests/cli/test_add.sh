@@ -152,6 +152,33 @@ out=$(echo "$PW" | add plain --stdin 2>/dev/null)
 check "example without config: ARMED" grep -qx "$TD/plain: ARMED" <<<"$out"
 check "example without config: the same bytes" cmp -s "$EX/plain" "$TD/plain"
 
+# --- all or nothing ---------------------------------------------------------------------------
+# listing DIR: its entries, hidden ones too, each with its content's hash.
+listing() { (shopt -s dotglob nullglob && cd "$1" 2>/dev/null && for f in *; do echo "$f $(sha256sum <"$f")"; done); }
+rm -rf "$TD"
+err=$(setsid -w $WRAP "$DURESS" add demo --set GREETING=x --pam-dir "$T/pam" --examples-dir "$EX" </dev/null 2>&1 >/dev/null)
+check "no terminal, no --stdin: exit 1" test $? -eq 1
+check "no terminal, no --stdin: one line, naming --stdin" test "$(wc -l <<<"$err")" -eq 1 -a -n "$(grep -e --stdin <<<"$err")"
+check "no terminal, no --stdin: nothing written, not even the directory" test ! -e "$TD"
+out=$(echo "$PW" | add demo --stdin --set GREETING=x 2>/dev/null)
+check "no terminal: the next run needs no --force" grep -qx "$TD/demo: ARMED" <<<"$out"
+rm -f "$TD"/demo*
+before=$(listing "$TD")
+err=$(printf '' | add demo --stdin --set GREETING=x 2>&1 >/dev/null)
+check "no password on stdin: exit 1" test $? -eq 1
+check "no password on stdin: nothing written" test "$(listing "$TD")" = "$before"
+# A cost over the per-user caps: refused by signing, after the files are written.
+err=$(echo "$PW" | add demo --stdin --set GREETING=x --memlimit 1G 2>&1 >/dev/null)
+check "signing fails: exit 1" test $? -eq 1
+check "signing fails: says why" grep -q "over the module's caps" <<<"$err"
+check "signing fails: nothing left" test "$(listing "$TD")" = "$before"
+echo "$PW" | add demo --stdin --set GREETING=old >/dev/null 2>&1
+before=$(listing "$TD")
+err=$(echo "$PW" | add demo --stdin --force --set GREETING=new --memlimit 1G 2>&1 >/dev/null)
+check "--force, signing fails: exit 1" test $? -eq 1
+check "--force, signing fails: the old files intact, nothing more" test "$(listing "$TD")" = "$before"
+check "--force, signing fails: the old action still ARMED" test "$(duress check --pam-dir "$T/pam" --global-dir "" | grep "^$TD/demo:")" = "$TD/demo: ARMED"
+
 # --- --set: commented keys, list keys ------------------------------------------------------
 HIDE_OPTS=(--stdin --examples-dir "$REAL_EXAMPLES" --pam-dir "$T/pam" --memlimit 8K --opslimit 1)
 out=$(echo "$PW" | duress add hide "${HIDE_OPTS[@]}" --set "MOVE=$T/a b" --set "REMOVE=$T/c" --set "MOVE=$T/d" 2>"$T/err")
@@ -173,17 +200,6 @@ check "a live key twice: the last line becomes both, in order" test "$(grep '^TA
 out=$(echo "$PW" | duress add self-uninstall "${HIDE_OPTS[@]}" --set "SAVED_PAM_DIR=$T/saved" --set "USER_DIR=$T/u1" --set "USER_DIR=$T/u2" 2>/dev/null)
 check "self-uninstall, commented keys: ARMED" grep -qx "$TD/self-uninstall: ARMED" <<<"$out"
 check "self-uninstall: the values uncommented" test "$(grep -c "^SAVED_PAM_DIR=$T/saved\$\|^USER_DIR=$T/u[12]\$" "$TD/self-uninstall.conf")" -eq 3
-
-# --- signing fails: the files stay, and the way to finish is said ---------------------------
-rm -f "$TD"/demo*
-err=$(printf '' | add demo --stdin --set GREETING=x 2>&1 >/dev/null)
-check "no password: exit 1" test $? -eq 1
-check "no password: the files stay" test -f "$TD/demo" -a -f "$TD/demo.conf" -a ! -e "$TD/demo.sig"
-hint=$(sed -n 's/.*to finish: //p' <<<"$err")
-check "no password: says how to finish" test "$hint" = "duress sign --pam-dir $T/pam --also $TD/demo.conf $TD/demo"
-# shellcheck disable=SC2086 # the hint is words, as a user would type them
-echo "$PW" | duress ${hint#duress } --stdin --memlimit 8K --opslimit 1 >/dev/null 2>&1
-check "no password: the said command finishes it" test "$(duress check --pam-dir "$T/pam" --global-dir "" | grep "^$TD/demo:")" = "$TD/demo: ARMED"
 
 # --- --global ---------------------------------------------------------------------------
 if [ "$(id -u)" -eq 0 ]; then
@@ -266,8 +282,9 @@ cat >"$T/badeditor" <<'EOF'
 exit 3
 EOF
 chmod 755 "$T/badeditor"
+before=$(listing "$TD")
 out=$(pty_add EDITOR="$T/badeditor")
 check "editor fails: exit 1, nothing signed" test $? -eq 1 -a -z "$(grep ": signed (" <<<"$out")"
-check "editor fails: says how to finish" grep -q "to finish: duress sign" <<<"$out"
+check "editor fails: what was there is as it was" test "$(listing "$TD")" = "$before"
 
 tap_end
