@@ -34,7 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	lg = duress_log_for(NULL, argc, argv);
 	duress_opts_default(&o);
-	duress_opts_parse(&o, argc, argv, &lg);
+	if (duress_opts_parse(&o, argc, argv, &lg) < 0 ||
+	    duress_opts_parse(&o, argc, argv, NULL) > argc)
+		abort();
 	if (o.caps.max_entries > 65536 || o.caps.max_ops > 64 || o.caps.max_params > 64 ||
 	    o.caps.max_memory > (1ULL << 32) || o.wait_seconds > DURESS_MAX_WAIT)
 		abort();

@@ -50,7 +50,14 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
 
 	(void)flags;
 	duress_opts_default(&o);
-	duress_opts_parse(&o, argc, argv, &lg);
+	/*
+	 * A misspelled or malformed option (servces=sshd) makes the line inert:
+	 * the admin meant something this line does not do, so no duress password
+	 * works through it (no derivation, no action) rather than one running
+	 * without the restriction meant.  PAM_IGNORE: pam_unix alone decides.
+	 */
+	if (duress_opts_parse(&o, argc, argv, &lg) > 0)
+		return PAM_IGNORE;
 	if (!duress_service_allowed(&o, service)) {
 		duress_debug(&lg, "service %s is not in services=, ignoring",
 			     service ? service : "?");

@@ -353,40 +353,63 @@ static const struct module_line *keep_line(struct stack_report *rep,
 	return m;
 }
 
-/* The module line's own options, judged one by one as the module would. */
-static int report_options(const struct module_line *m)
+/* What fixes a bad argument, after "fix: ". */
+static const char *option_fix(enum duress_opt_verdict v)
 {
-	char shown[DURESS_ESCAPED_SIZE(256)];
+	return v == DURESS_OPT_UNKNOWN ?
+		       "correct its spelling or remove it (pam_duress(8) lists the options)" :
+		       "give it a value pam_duress(8) allows, or remove it";
+}
+
+/*
+ * The line's bad arguments, one ERROR each, judged one by one as the
+ * module would; prefix goes first on each (duress test's "warning: ").
+ * Returns how many: any makes the line inert.
+ */
+static int print_bad_options(const char *at, int argc, char *const *argv, const char *prefix)
+{
+	char shown[DURESS_ESCAPED_SIZE(256)], where[DURESS_ESCAPED_SIZE(PATH_MAX + 16)];
 	int bad = 0;
 
-	for (int i = 0; i < m->argc; i++) {
+	duress_escape(at, where, sizeof(where));
+	for (int i = 0; i < argc; i++) {
 		struct duress_opts scratch;
 		enum duress_opt_verdict v;
 
 		duress_opts_default(&scratch);
-		v = duress_opts_apply(&scratch, m->argv[i], NULL);
+		v = duress_opts_apply(&scratch, argv[i]);
 		if (v == DURESS_OPT_APPLIED)
 			continue;
-		duress_escape(m->argv[i], shown, sizeof(shown));
-		printf("%s: pam_duress.so: %s \"%s\": the module ignores it\n", m->at,
-		       v == DURESS_OPT_UNKNOWN ? "unknown option" : "bad value in option", shown);
+		duress_escape(argv[i], shown, sizeof(shown));
+		printf("%s%s: pam_duress.so: %s \"%s\": the line is inert, no duress password works "
+		       "through it; fix: %s\n",
+		       prefix, where,
+		       v == DURESS_OPT_UNKNOWN ? "unknown option" : "bad value in option", shown,
+		       option_fix(v));
 		bad++;
 	}
 	return bad;
 }
 
+static int report_options(const struct module_line *m)
+{
+	return print_bad_options(m->at, m->argc, m->argv, "ERROR: ");
+}
+
 /* The options the module takes from line m (NULL: none); they point into m. */
-static void module_opts(const struct module_line *m, struct duress_opts *o)
+static int module_opts(const struct module_line *m, struct duress_opts *o)
 {
 	const char **args;
+	int bad;
 
 	duress_opts_default(o);
 	if (!m || !(args = calloc((size_t)m->argc + 1, sizeof(*args))))
-		return;
+		return 0;
 	for (int i = 0; i < m->argc; i++)
 		args[i] = m->argv[i];
-	duress_opts_parse(o, m->argc, args, NULL);
+	bad = duress_opts_parse(o, m->argc, args, NULL);
 	free(args);
+	return bad;
 }
 
 /* "FILE:LINE (module)", escaped. */
@@ -578,8 +601,14 @@ static void check_service(struct stack_report *rep, const char *service, bool na
 		rep->bad++;
 	} else if (placement_problem(&s, &v)) {
 		rep->bad++;
+	} else if (module_opts(m, &mo) > 0 && v.module) {
+		char module[ENTRY_NAME_SIZE];
+
+		printf("ERROR: %s is reached, but an option it does not know or cannot read makes it "
+		       "inert (the ERROR above names it): a duress password does not work here\n",
+		       entry_name(v.module, module, sizeof(module)));
+		rep->bad++;
 	} else {
-		module_opts(m, &mo);
 		rep->bad += !report_placed(service, named, &v, &mo);
 	}
 	duress_pam_free(&s);
@@ -623,7 +652,7 @@ static int check_dirs(const struct check_opts *o, const struct module_line *m, i
 {
 	struct duress_opts mo;
 
-	module_opts(m, &mo);
+	(void)module_opts(m, &mo);
 	/* The command line wins over the module line. */
 	if (o->user_dir)
 		mo.user_dir = o->user_dir;
@@ -739,7 +768,7 @@ static bool module_reads(const struct stat *dir, const struct module_line *m, ui
 {
 	struct duress_opts mo;
 
-	module_opts(m, &mo);
+	(void)module_opts(m, &mo);
 	return same_dir(dir, mo.global_dir) || is_user_dir(dir, &mo, owner) ||
 	       is_user_dir(dir, &mo, getuid());
 }
@@ -750,7 +779,7 @@ static const struct module_line *first_line_opts(const struct stack_report *rep,
 {
 	const struct module_line *first = rep->n_lines ? &rep->lines[0] : NULL;
 
-	module_opts(first, mo);
+	(void)module_opts(first, mo);
 	return first;
 }
 
@@ -826,4 +855,23 @@ int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, c
 	}
 	free(p);
 	return bad == 0 && actions == 1 ? 0 : 1;
+}
+
+int duress_check_inert(const char *pam_dir, const char *service)
+{
+	struct duress_pam_stack s;
+	struct duress_pam_verdict v;
+	int bad = 0;
+
+	if (duress_pam_load(&s, pam_dir ? pam_dir : PAM_DIR_DEFAULT, service) == 0) {
+		duress_pam_judge(&s, &v);
+		if (v.module && v.module->type == DURESS_PAM_AUTH) {
+			char at[PATH_MAX + 16];
+
+			snprintf(at, sizeof(at), "%s:%u", v.module->file, v.module->line);
+			bad = print_bad_options(at, v.module->argc, v.module->argv, "warning: ");
+		}
+	}
+	duress_pam_free(&s);
+	return bad;
 }

@@ -41,3 +41,11 @@ void duress_module_lines_free(struct duress_module_lines *l);
  */
 int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, const char *dir,
 			const char *name);
+
+/*
+ * For duress test: one warning line on stdout per unknown or malformed
+ * option of service's pam_duress.so auth line in pam_dir (NULL:
+ * /etc/pam.d), as duress check says them.  Returns how many (0 also when
+ * the stack cannot be read): any makes the line inert.
+ */
+int duress_check_inert(const char *pam_dir, const char *service);

@@ -10,25 +10,30 @@
 #include <security/pam_appl.h>
 #include <sodium.h>
 
+#include "cli/check.h"
 #include "cli/password.h"
+#include "core/escape.h"
 
 #define DEFAULT_SERVICE "login"
 
 struct test_opts {
 	const char *service;
+	const char *pam_dir; /* only for the check of the module line's options */
 	bool from_stdin;
 };
 
 static void test_usage(FILE *out)
 {
-	fputs("Usage: duress test [--stdin] [--service NAME] USER\n"
+	fputs("Usage: duress test [--stdin] [--service NAME] [--pam-dir DIR] USER\n"
 	      "\n"
 	      "Runs a real PAM authentication and account check for USER on a service\n"
 	      "(default " DEFAULT_SERVICE "), as a login program would, and says what happened.\n"
 	      "A duress password runs the matching actions, exactly as at a real login.\n"
 	      "\n"
 	      "  --service NAME  the PAM service (a file in /etc/pam.d)\n"
-	      "  --stdin         answer password prompts with lines from standard input\n",
+	      "  --stdin         answer password prompts with lines from standard input\n"
+	      "  --pam-dir DIR   where the service files are, for the check of the\n"
+	      "                  pam_duress.so line's options (default /etc/pam.d)\n",
 	      out);
 }
 
@@ -37,6 +42,7 @@ static int parse_test(struct test_opts *o, int argc, char **argv, int *status)
 	static const struct option options[] = {
 		{ "service", required_argument, NULL, 's' },
 		{ "stdin", no_argument, NULL, 'i' },
+		{ "pam-dir", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -48,6 +54,8 @@ static int parse_test(struct test_opts *o, int argc, char **argv, int *status)
 			o->service = optarg;
 		} else if (opt == 'i') {
 			o->from_stdin = true;
+		} else if (opt == 'p') {
+			o->pam_dir = optarg;
 		} else {
 			if (opt == 'h')
 				test_usage(stdout);
@@ -146,6 +154,13 @@ int duress_cmd_test(int argc, char **argv)
 		return 2;
 	}
 	printf("service: %s, user: %s\n", o.service, argv[first]);
+	if (duress_check_inert(o.pam_dir, o.service) > 0) {
+		char shown[DURESS_ESCAPED_SIZE(256)];
+
+		printf("warning: a duress password will not work on service %s: its pam_duress.so "
+		       "line is inert until the option above is fixed (duress check names it)\n",
+		       duress_escape(o.service, shown, sizeof(shown)));
+	}
 	fflush(stdout);
 	return run_pam(&o, argv[first]);
 }

@@ -6,6 +6,8 @@
 
 #include <sodium.h>
 
+#include "escape.h"
+
 _Static_assert(DURESS_USER_MAX_MEMORY == crypto_pwhash_MEMLIMIT_INTERACTIVE &&
 		       DURESS_USER_MAX_OPS == crypto_pwhash_OPSLIMIT_INTERACTIVE,
 	       "per-user caps are libsodium's INTERACTIVE cost");
@@ -103,16 +105,8 @@ static uint64_t *cap_field(struct duress_caps *caps, const struct size_option *s
 	return (uint64_t *)((char *)caps + so->offset);
 }
 
-/* Logs why an argument is ignored; a NULL log (duress check) only wants the verdict. */
-#define REJECT(lg, ...)                                         \
-	do {                                                    \
-		if (lg)                                         \
-			duress_log((lg), LOG_ERR, __VA_ARGS__); \
-	} while (0)
-
 /* max_*= sets the global caps, user_max_*= the per-user ones: one table for both. */
-static enum duress_opt_verdict parse_size_option(struct duress_opts *o, const char *arg,
-						 const struct duress_log *lg)
+static enum duress_opt_verdict parse_size_option(struct duress_opts *o, const char *arg)
 {
 	bool user = strncmp(arg, USER_PREFIX, strlen(USER_PREFIX)) == 0;
 	const char *key = user ? arg + strlen(USER_PREFIX) : arg;
@@ -124,10 +118,8 @@ static enum duress_opt_verdict parse_size_option(struct duress_opts *o, const ch
 
 		if (strncmp(key, so->name, n) != 0)
 			continue;
-		if (duress_parse_size(key + n, so->max, &v) < 0 || v < so->min) {
-			REJECT(lg, "bad value in option \"%s\", ignoring", arg);
+		if (duress_parse_size(key + n, so->max, &v) < 0 || v < so->min)
 			return DURESS_OPT_BAD_VALUE;
-		}
 		*cap_field(user ? &o->user_caps : &o->caps, so) = v;
 		return DURESS_OPT_APPLIED;
 	}
@@ -181,39 +173,31 @@ static const char *value_of(const char *arg, const char *key)
 }
 
 /* A plain decimal number within [min, max] (seconds, a count: no K, M or G). */
-static enum duress_opt_verdict parse_count(const char *arg, const char *v, unsigned min,
-					   unsigned max, unsigned *ret, const struct duress_log *lg)
+static enum duress_opt_verdict parse_count(const char *v, unsigned min, unsigned max, unsigned *ret)
 {
 	uint64_t n;
 
-	if (duress_parse_size(v, max, &n) < 0 || strpbrk(v, "KMG") || n < min) {
-		REJECT(lg, "bad value in option \"%s\", ignoring", arg);
+	if (duress_parse_size(v, max, &n) < 0 || strpbrk(v, "KMG") || n < min)
 		return DURESS_OPT_BAD_VALUE;
-	}
 	*ret = (unsigned)n;
 	return DURESS_OPT_APPLIED;
 }
 
-static enum duress_opt_verdict parse_string(struct duress_opts *o, const char *arg,
-					    const struct duress_log *lg)
+static enum duress_opt_verdict parse_string(struct duress_opts *o, const char *arg)
 {
 	const char *v;
 
 	if ((v = value_of(arg, "global_dir="))) {
-		if (*v && *v != '/') {
-			REJECT(lg, "global_dir must be absolute: \"%s\", ignoring", v);
+		if (*v && *v != '/')
 			return DURESS_OPT_BAD_VALUE;
-		}
 		o->global_dir = v;
 	} else if ((v = value_of(arg, "user_dir="))) {
 		o->user_dir = v;
 	} else if ((v = value_of(arg, "group="))) {
 		o->group = *v ? v : NULL;
 	} else if ((v = value_of(arg, "runner="))) {
-		if (*v != '/') {
-			REJECT(lg, "runner must be absolute: \"%s\", ignoring", v);
+		if (*v != '/')
 			return DURESS_OPT_BAD_VALUE;
-		}
 		o->runner = v;
 	} else if ((v = value_of(arg, "services="))) {
 		o->services = v;
@@ -222,44 +206,73 @@ static enum duress_opt_verdict parse_string(struct duress_opts *o, const char *a
 	} else if ((v = value_of(arg, "global_group="))) {
 		o->global_group = *v ? v : NULL;
 	} else if ((v = value_of(arg, "slot_dir="))) {
-		if (*v && *v != '/') {
-			REJECT(lg, "slot_dir must be absolute: \"%s\", ignoring", v);
+		if (*v && *v != '/')
 			return DURESS_OPT_BAD_VALUE;
-		}
 		o->slot_dir = v;
 	} else if ((v = value_of(arg, "wait="))) {
-		return parse_count(arg, v, 0, DURESS_MAX_WAIT, &o->wait_seconds, lg);
+		return parse_count(v, 0, DURESS_MAX_WAIT, &o->wait_seconds);
 	} else if ((v = value_of(arg, "max_wait="))) {
-		return parse_count(arg, v, 0, DURESS_MAX_WAIT, &o->max_wait, lg);
+		return parse_count(v, 0, DURESS_MAX_WAIT, &o->max_wait);
 	} else if ((v = value_of(arg, "max_derivations="))) {
-		return parse_count(arg, v, 1, DURESS_MAX_DERIVATIONS, &o->max_derivations, lg);
+		return parse_count(v, 1, DURESS_MAX_DERIVATIONS, &o->max_derivations);
 	} else {
 		return DURESS_OPT_UNKNOWN;
 	}
 	return DURESS_OPT_APPLIED;
 }
 
-enum duress_opt_verdict duress_opts_apply(struct duress_opts *o, const char *arg,
-					  const struct duress_log *lg)
+enum duress_opt_verdict duress_opts_apply(struct duress_opts *o, const char *arg)
 {
 	enum duress_opt_verdict v;
 
 	if (parse_flag(o, arg))
 		return DURESS_OPT_APPLIED;
-	v = parse_string(o, arg, lg);
+	v = parse_string(o, arg);
 	if (v == DURESS_OPT_UNKNOWN)
-		v = parse_size_option(o, arg, lg);
-	if (v == DURESS_OPT_UNKNOWN)
-		REJECT(lg, "unknown option \"%s\", ignoring", arg);
+		v = parse_size_option(o, arg);
 	return v;
 }
 
-void duress_opts_parse(struct duress_opts *o, int argc, const char **argv,
-		       const struct duress_log *lg)
+/* Appends "unknown option "ARG"" (escaped, cut) to why; false when it is full. */
+static bool describe_bad(char *why, size_t *used, enum duress_opt_verdict v, const char *arg)
 {
-	for (int i = 0; i < argc; i++)
-		(void)duress_opts_apply(o, argv[i], lg);
+	char shown[DURESS_OPT_SHOWN];
+	int n;
+
+	if (*used >= DURESS_INERT_WHY_MAX - DURESS_OPT_SHOWN - 64)
+		return false;
+	n = snprintf(why + *used, DURESS_INERT_WHY_MAX - *used, "%s%s \"%s\"", *used ? ", " : "",
+		     v == DURESS_OPT_UNKNOWN ? "unknown option" : "bad value in option",
+		     duress_escape(arg, shown, sizeof(shown)));
+	if (n > 0)
+		*used += (size_t)n;
+	return true;
+}
+
+int duress_opts_parse(struct duress_opts *o, int argc, const char **argv,
+		      const struct duress_log *lg)
+{
+	char why[DURESS_INERT_WHY_MAX] = "";
+	size_t used = 0;
+	int bad = 0, named = 0;
+
+	for (int i = 0; i < argc; i++) {
+		enum duress_opt_verdict v = duress_opts_apply(o, argv[i]);
+
+		if (v == DURESS_OPT_APPLIED)
+			continue;
+		bad++;
+		named += describe_bad(why, &used, v, argv[i]);
+	}
 	clamp_user_caps(o);
+	if (bad && lg && named < bad)
+		duress_log(lg, LOG_ERR,
+			   "module line inert: %s, and %d more; fix it (duress check names it)",
+			   why, bad - named);
+	else if (bad && lg)
+		duress_log(lg, LOG_ERR, "module line inert: %s; fix it (duress check names it)",
+			   why);
+	return bad;
 }
 
 /* Whether name is one of the comma-separated list's entries. */

@@ -85,12 +85,19 @@ void duress_user_caps_default(struct duress_caps *caps);
 void duress_opts_default(struct duress_opts *o);
 
 /*
- * Fills *o from module arguments.  Unknown or malformed options are logged
- * ("…, ignoring") and leave the default in place, as Linux-PAM modules do.
- * lg NULL logs nothing (duress check reports them itself).
+ * Fills *o from module arguments.  Returns how many of them are unknown
+ * (a misspelling: servces=) or malformed (wait=900): a line with any is
+ * inert, the module ignores every password there rather than run without
+ * what the admin meant.  Then, through lg (NULL: nothing, duress check
+ * reports them itself), ONE line names each, escaped and cut, at most
+ * DURESS_INERT_WHY_MAX bytes of them.  The other arguments still apply.
  */
-void duress_opts_parse(struct duress_opts *o, int argc, const char **argv,
-		       const struct duress_log *lg);
+int duress_opts_parse(struct duress_opts *o, int argc, const char **argv,
+		      const struct duress_log *lg);
+
+/* The longest list of bad arguments in that line, and the most shown of each. */
+#define DURESS_INERT_WHY_MAX 1024
+#define DURESS_OPT_SHOWN 128
 
 /* What became of one module argument. */
 enum duress_opt_verdict {
@@ -99,9 +106,8 @@ enum duress_opt_verdict {
 	DURESS_OPT_BAD_VALUE, /* a known option whose value is malformed or out of range */
 };
 
-/* Applies one argument as duress_opts_parse() does (without the user caps' clamp). */
-enum duress_opt_verdict duress_opts_apply(struct duress_opts *o, const char *arg,
-					  const struct duress_log *lg);
+/* Applies one argument as duress_opts_parse() does (without the user caps' clamp); logs nothing. */
+enum duress_opt_verdict duress_opts_apply(struct duress_opts *o, const char *arg);
 
 bool duress_service_allowed(const struct duress_opts *o, const char *service);
 /* Whether service is in elevation_services= (sudo, pkexec...); NULL is not. */

@@ -251,9 +251,18 @@ has "before pam_unix is valid" 0 "service sshd: OK: common-auth:1 (pam_duress.so
 
 stack misspelt "${TYPICAL/pam_duress.so/pam_duress.so servces=sshd wait=900}"
 run_check "${NODIRS[@]}"
-has "misspelt servces=: said once, exit 1" 1 'common-auth:2: pam_duress.so: unknown option "servces=sshd": the module ignores it'
-has "malformed wait=900: said" 1 'common-auth:2: pam_duress.so: bad value in option "wait=900": the module ignores it'
+# Issue 18, item 5: a misspelt or malformed option makes the line inert: an ERROR with its fix.
+has "misspelt servces=: an ERROR naming it and the fix, exit 1" 1 'ERROR: common-auth:2: pam_duress.so: unknown option "servces=sshd": the line is inert, no duress password works through it; fix: correct its spelling or remove it (pam_duress(8) lists the options)'
+has "malformed wait=900: an ERROR naming it and the fix" 1 'ERROR: common-auth:2: pam_duress.so: bad value in option "wait=900": the line is inert, no duress password works through it; fix: give it a value pam_duress(8) allows, or remove it'
 check "an option problem is said once, not per service" test "$(grep -c 'servces=' <<<"$out")" -eq 1
+for s in login sshd sudo; do
+	has "inert line: service $s is an ERROR, not OK" 1 "service $s: ERROR: common-auth:2 (pam_duress.so) is reached, but an option it does not know or cannot read makes it inert (the ERROR above names it): a duress password does not work here"
+done
+check "inert line: no service says a duress password logs in" test "$(grep -c 'OK:' <<<"$out")" -eq 0
+check "inert line: the stack needs fixing" grep -qx "the PAM stack needs fixing (see the service lines above)" <<<"$out"
+stack escaped "${TYPICAL/pam_duress.so/pam_duress.so servces=\\033[31m}"
+run_check "${NODIRS[@]}"
+check "a bad option is shown escaped" grep -qF 'unknown option "servces=\x1b[31m": the line is inert' <<<"$out"
 
 stack services "${TYPICAL/pam_duress.so/pam_duress.so services=login}"
 run_check "${NODIRS[@]}"

@@ -64,6 +64,24 @@ check "wrong password: no action ran" nothing_ran
 run_test 'Real-pw-1' other
 check "another service (pam_deny): refused" test $rc -eq 1
 
+# Issue 18, item 5: a misspelt option makes the line inert, and duress test says so.
+sed 's/pam_duress.so /pam_duress.so servces=duress-test /' "$T/pam.d/duress-test" >"$T/pam.d/misspelt"
+rm -f "$T/out/ran"
+# shellcheck disable=SC2086 # $WRAP is a command prefix
+out=$(pam_env $WRAP "$DURESS" test --stdin --pam-dir "$T/pam.d" --service misspelt alice <<<'Duress-pw-2' 2>&1)
+rc=$?
+check "misspelt option: the duress password is refused" test $rc -eq 1
+echo "$out" | sed "s/^/# /"
+check "misspelt option: the bad option is named" grep -qF 'warning: misspelt:2: pam_duress.so: unknown option "servces=duress-test": the line is inert' <<<"$out"
+check "misspelt option: says a duress password will not work there" grep -qF "warning: a duress password will not work on service misspelt: its pam_duress.so line is inert" <<<"$out"
+check "misspelt option: no action ran" nothing_ran
+# shellcheck disable=SC2086 # $WRAP is a command prefix
+out=$(pam_env $WRAP "$DURESS" test --stdin --pam-dir "$T/pam.d" --service misspelt alice <<<'Real-pw-1' 2>&1)
+check "misspelt option: the real password still logs in" test $? -eq 0
+# shellcheck disable=SC2086 # $WRAP is a command prefix
+out=$(pam_env $WRAP "$DURESS" test --stdin --pam-dir "$T/pam.d" alice --service duress-test <<<'Real-pw-1' 2>&1)
+check "a valid line: no inert warning" test "$(grep -c 'inert' <<<"$out")" -eq 0
+
 out=$("$DURESS" test 2>&1)
 check "no USER: exit 2" test $? -eq 2
 out=$("$DURESS" test --help 2>&1)

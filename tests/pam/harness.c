@@ -49,7 +49,10 @@ static const struct service {
 	{ "svc-other", AFTER, "services=login,svc-ok" },
 	{ "wait1", AFTER, "wait=1" },
 	{ "wait2", AFTER, "wait=2" },
-	{ "unknown", AFTER, "frobnicate bogus=1 max_memory=lots" },
+	/* A misspelled option and a malformed one make the line inert (issue 18, item 5). */
+	{ "inert-after", AFTER, "servces=sshd max_memory=lots" },
+	{ "inert-before", BEFORE, "servces=sshd max_memory=lots" },
+	{ "inert-quiet", AFTER, "quiet servces=sshd" },
 	{ "no-userdir", AFTER, "user_dir=" },
 	{ "var-userdir", AFTER, "user_dir=@T@/var/%u" },
 	{ "shared-userdir", AFTER, "user_dir=@T@/shared" },
@@ -59,8 +62,8 @@ static const struct service {
 	/* One derivation slot, waited for a second: test_pam.c holds it. */
 	{ "slots-after", AFTER, "slot_dir=@T@/slots max_derivations=1 max_wait=1" },
 	{ "slots-before", BEFORE, "slot_dir=@T@/slots max_derivations=1 max_wait=1" },
-	{ "quiet", AFTER, "quiet frobnicate" },
-	{ "debug", AFTER, "debug frobnicate" },
+	{ "quiet", AFTER, "quiet" },
+	{ "debug", AFTER, "debug" },
 	{ "no-runner", AFTER, "runner=@T@/no-such-runner" },
 	/* Elevation services (SPEC 4): the names are what counts. */
 	{ "sudo", AFTER, "" },

@@ -213,14 +213,34 @@ static void services_option(void **state)
 	expect_runs(RUNS("act"), false);
 }
 
-/* SPEC 4: unknown options are logged and ignored; the module keeps working. */
+/*
+ * Issue 18, item 5: a misspelled option (servces=) or a malformed one
+ * (max_memory=lots) makes the line inert, in either placement: the duress
+ * password is refused and runs nothing, the real password still logs in,
+ * and each attempt logs one line naming every bad option; quiet silences it.
+ */
 static void unknown_option(void **state)
 {
+	static const char *const inert[] = { "inert-after", "inert-before" };
+	char *log;
+
 	(void)state;
 	user_action(ALICE, "act");
-	assert_int_equal(auth_quick("unknown", "alice", U(ALICE)->duress), PAM_SUCCESS);
-	assert_int_equal(auth_quick("unknown", "alice", "wrong-password"), PAM_AUTH_ERR);
-	expect_runs(RUNS("act"), false);
+	for (size_t i = 0; i < sizeof(inert) / sizeof(inert[0]); i++) {
+		log = auth_logged(inert[i], "alice", U(ALICE)->duress, PAM_AUTH_ERR);
+		assert_int_equal(lines_with(log, "servces=sshd"), 1);
+		assert_int_equal(lines_with(log, "module line inert"), 1);
+		assert_int_equal(lines_with(log, "max_memory=lots"), 1);
+		assert_non_null(strstr(log, "unknown option \"servces=sshd\""));
+		assert_non_null(strstr(log, "bad value in option \"max_memory=lots\""));
+		free(log);
+		assert_int_equal(auth_quick(inert[i], "alice", U(ALICE)->real), PAM_SUCCESS);
+		assert_int_equal(auth_quick(inert[i], "alice", "wrong-password"), PAM_AUTH_ERR);
+	}
+	log = auth_logged("inert-quiet", "alice", U(ALICE)->duress, PAM_AUTH_ERR);
+	assert_int_equal(lines_with(log, "servces"), 0);
+	free(log);
+	expect_runs(NONE, false);
 }
 
 /* SPEC 4: user_dir= (empty) turns per-user actions off. */

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,11 +18,12 @@
 
 static struct duress_log quiet_log;
 
-static void parse(struct duress_opts *o, int argc, const char **argv)
+/* Returns how many arguments are bad (logging nothing: those tests are below). */
+static int parse(struct duress_opts *o, int argc, const char **argv)
 {
 	quiet_log = duress_log_for(NULL, argc, argv);
 	duress_opts_default(o);
-	duress_opts_parse(o, argc, argv, &quiet_log);
+	return duress_opts_parse(o, argc, argv, NULL);
 }
 
 static void defaults(void **state)
@@ -87,7 +90,7 @@ static void every_option(void **state)
 	struct duress_opts o;
 
 	(void)state;
-	parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv);
+	assert_int_equal(parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv), 0);
 	assert_string_equal(o.global_dir, "/srv/g");
 	assert_string_equal(o.user_dir, "/var/lib/duress/%u");
 	assert_true(o.deny && o.allow_root && o.legacy_sha256);
@@ -156,7 +159,7 @@ static void user_cap_bad_values(void **state)
 	struct duress_opts o, d;
 
 	(void)state;
-	parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv);
+	assert_int_equal(parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv), 6);
 	duress_opts_default(&d);
 	assert_memory_equal(&o.user_caps, &d.user_caps, sizeof(d.user_caps));
 	assert_memory_equal(&o.caps, &d.caps, sizeof(d.caps));
@@ -208,7 +211,8 @@ static void bad_values_keep_defaults(void **state)
 	struct duress_opts o, d;
 
 	(void)state;
-	parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv);
+	/* Every one but quiet is bad: the module line would be inert. */
+	assert_int_equal(parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv), 18);
 	duress_opts_default(&d);
 	assert_string_equal(o.global_dir, d.global_dir);
 	assert_int_equal(o.wait_seconds, 0);
@@ -217,6 +221,92 @@ static void bad_values_keep_defaults(void **state)
 	assert_int_equal(o.max_wait, d.max_wait);
 	assert_false(o.deny);
 	assert_memory_equal(&o.caps, &d.caps, sizeof(d.caps));
+}
+
+/* Runs duress_opts_parse() with a logger to stderr; returns what it wrote (free it). */
+static char *parse_logged(int argc, const char **argv, int *bad)
+{
+	struct duress_log lg = { 0 };
+	struct duress_opts o;
+	FILE *f = tmpfile();
+	int saved = dup(STDERR_FILENO);
+	char *text = calloc(1, 8192);
+	size_t n;
+
+	assert_non_null(f);
+	assert_non_null(text);
+	assert_true(saved >= 0);
+	fflush(stderr);
+	assert_true(dup2(fileno(f), STDERR_FILENO) >= 0);
+	duress_opts_default(&o);
+	*bad = duress_opts_parse(&o, argc, argv, &lg);
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	rewind(f);
+	n = fread(text, 1, 8191, f);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+static size_t count_char(const char *s, char c)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == c;
+	return n;
+}
+
+/*
+ * Issue 18, item 5: a line with a misspelled or malformed option is inert;
+ * one log line names every bad one (escaped), and says so.
+ */
+static void bad_options_one_line(void **state)
+{
+	const char *argv[] = { "debug", "servces=sshd", "wait=900", "quiet", "evil\nforged line" };
+	const char *good[] = { "debug", "services=sshd", "wait=9" };
+	int bad;
+	char *log;
+
+	(void)state;
+	log = parse_logged(5, argv, &bad);
+	assert_int_equal(bad, 3);
+	assert_int_equal(count_char(log, '\n'), 1);
+	assert_non_null(strstr(log, "module line inert"));
+	assert_non_null(strstr(log, "unknown option \"servces=sshd\""));
+	assert_non_null(strstr(log, "bad value in option \"wait=900\""));
+	assert_non_null(strstr(log, "\"evil\\x0aforged line\""));
+	assert_non_null(strstr(log, "duress check"));
+	assert_null(strstr(log, "debug"));
+	assert_null(strstr(log, "quiet"));
+	free(log);
+	log = parse_logged(3, good, &bad);
+	assert_int_equal(bad, 0);
+	assert_string_equal(log, "");
+	free(log);
+}
+
+/* However many and however long the bad options, the line stays bounded. */
+static void bad_options_bounded(void **state)
+{
+	enum { N = 200 };
+	static char long_arg[4096];
+	const char *argv[N];
+	int bad;
+	char *log;
+
+	(void)state;
+	memset(long_arg, 'x', sizeof(long_arg) - 1);
+	for (int i = 0; i < N; i++)
+		argv[i] = long_arg;
+	log = parse_logged(N, argv, &bad);
+	assert_int_equal(bad, N);
+	assert_int_equal(count_char(log, '\n'), 1);
+	assert_true(strlen(log) < DURESS_INERT_WHY_MAX + 256);
+	assert_non_null(strstr(log, "more; fix it"));
+	free(log);
 }
 
 static void empty_values_disable(void **state)
@@ -315,6 +405,8 @@ int main(void)
 		cmocka_unit_test(user_cap_bad_values),
 		cmocka_unit_test(user_caps_never_above_global),
 		cmocka_unit_test(bad_values_keep_defaults),
+		cmocka_unit_test(bad_options_one_line),
+		cmocka_unit_test(bad_options_bounded),
 		cmocka_unit_test(empty_values_disable),
 		cmocka_unit_test(services_list),
 		cmocka_unit_test(expand_user_dir),
