@@ -1,12 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Install the Debian packages that one use of the tree needs.  Groups, each
-# including the one before it:
+# Install the Debian packages that one use of the tree needs.  Groups:
 #   build   make, make install: the module, the CLI, the man pages
-#   demo    make demo (pam_wrapper, nss_wrapper, pamtester)
+#   demo    make demo (pam_wrapper, nss_wrapper, pamtester); includes build
+#   deb     make deb: debian/control's Build-Depends (debhelper for
+#           debhelper-compat, the rest is build's) and dpkg-buildpackage's
+#           own needs (dpkg-dev, build-essential, fakeroot); includes build
 #   check   make check: the test suites, sanitizers, valgrind, static
-#           analysis, the root end-to-end tests, the Debian and RPM package tests
+#           analysis, the root end-to-end tests, the Debian and RPM package
+#           tests; includes all the others
 # Quiet when everything is already there.  As root it installs what is missing
 # (apt-get update first, only then); otherwise it prints the command to run
 # and exits 1.
@@ -23,18 +26,21 @@ libpam0g-dev libsodium-dev libpwquality-dev libcrypt-dev
 DEMO="
 libpam-wrapper libnss-wrapper pamtester openssl
 "
+DEB="
+debhelper dpkg-dev fakeroot
+"
 CHECK="
 libcmocka-dev libpamtest0-dev
 mandoc valgrind cppcheck clang clang-tidy clang-format libclang-rt-14-dev
 openssh-server openssh-client sshpass expect
 passwd login util-linux procps bsdutils
 cracklib-runtime xxd sudo
-debhelper dpkg-dev lintian fakeroot rpm
+lintian rpm
 curl wget iproute2 cryptsetup-bin coreutils
 "
 
 usage() {
-	echo "usage: tools/deps.sh [--list] [build|demo|check]" >&2
+	echo "usage: tools/deps.sh [--list] [build|demo|deb|check]" >&2
 	exit 2
 }
 
@@ -43,7 +49,8 @@ packages() {
 	case $1 in
 	build) echo "$BUILD" ;;
 	demo) echo "$BUILD $DEMO" ;;
-	check) echo "$BUILD $DEMO $CHECK" ;;
+	deb) echo "$BUILD $DEB" ;;
+	check) echo "$BUILD $DEMO $DEB $CHECK" ;;
 	*) usage ;;
 	esac
 }

@@ -98,3 +98,48 @@ actions_settled() {
 	wait_for "$1" no_runner "$2" || return 1
 	[ -z "${3:-}" ] || wait_for "$1" no_process_of "$3"
 }
+
+# --- a throwaway view of the system -------------------------------------------------
+# overlay_unusable: prints why the system overlays (overlay_system) cannot be
+# used here and succeeds, or fails silently when they can: the PAM module
+# directory must be under /usr (no merged /usr: dpkg and make install would
+# write outside the overlays) and a tmpfs-backed overlay must mount in a
+# private mount namespace.
+overlay_unusable() {
+	local pamdir
+	pamdir=$(pkg-config --variable=libdir pam)/security
+	case "$(readlink -f "$pamdir")/" in
+	/usr/*) ;;
+	*)
+		echo "the PAM module directory $pamdir is not under /usr (no merged /usr): it would be outside the overlay"
+		return 0
+		;;
+	esac
+	# shellcheck disable=SC2016 # $1 belongs to the inner shell
+	unshare -m --propagation private -- sh -c \
+		'mount -t tmpfs none "$1" && mkdir "$1/u" "$1/w" && mount -t overlay -o "lowerdir=/etc,upperdir=$1/u,workdir=$1/w" none /etc' \
+		sh "$T" >/dev/null 2>&1 && return 1
+	echo "cannot mount a tmpfs-backed overlay on /etc in a private mount namespace"
+}
+# system_overlay_or_skip: skip the whole test unless the overlays can be
+# used; sets PAMDIR, libpam's module directory.
+system_overlay_or_skip() {
+	local why
+	# shellcheck disable=SC2034 # for the caller
+	PAMDIR=$(pkg-config --variable=libdir pam)/security
+	if why=$(overlay_unusable); then skip_all "$why"; fi
+}
+# overlay_system DIR NAME: in this process's private mount namespace (unshare
+# -m --propagation private), /etc, /usr and /var become overlayfs mounts whose
+# lower layer is the real directory and whose upper and work directories are
+# on a tmpfs (named NAME) mounted on DIR: dpkg, apt-get, make install write
+# only into that view, gone when the namespace's last process ends.
+overlay_system() {
+	local ov=$1 name=$2 d
+	mount -t tmpfs -o mode=700,size=1G "$name" "$ov" || return 1
+	for d in etc usr var; do
+		mkdir "$ov/$d.upper" "$ov/$d.work" || return 1
+		mount -t overlay -o "lowerdir=/$d,upperdir=$ov/$d.upper,workdir=$ov/$d.work" "$name-$d" "/$d" || return 1
+		[ "$(findmnt -n -o FSTYPE -M "/$d")" = overlay ] || return 1
+	done
+}

@@ -81,13 +81,7 @@ inside() {
 		setup_failed "not in a mount namespace of its own"
 
 	OV=$(mktemp -d "$T/overlay.XXXXXX") || setup_failed "mktemp"
-	mount -t tmpfs -o mode=700,size=1G duress-pkg "$OV" || setup_failed "tmpfs on $OV"
-	for d in etc usr var; do
-		mkdir "$OV/$d.upper" "$OV/$d.work" || setup_failed "mkdir in $OV"
-		mount -t overlay -o "lowerdir=/$d,upperdir=$OV/$d.upper,workdir=$OV/$d.work" \
-			"duress-pkg-$d" "/$d" || setup_failed "overlay on /$d"
-		[ "$(findmnt -n -o FSTYPE -M "/$d")" = overlay ] || setup_failed "/$d is not the overlay"
-	done
+	overlay_system "$OV" duress-pkg || setup_failed "tmpfs-backed overlays on /etc, /usr and /var"
 	ok "namespace: /etc, /usr and /var are tmpfs-backed overlays, seen by this namespace only"
 
 	export DEBIAN_FRONTEND=noninteractive
@@ -287,16 +281,7 @@ if [ ! -f "$SRC/debian/control" ] || [ ! -x "$SRC/tools/build-deb.sh" ]; then
 	skip_all "no debian/ or tools/build-deb.sh in $SRC"
 fi
 unmet=$(cd "$SRC" && dpkg-checkbuilddeps 2>&1) || skip_all "build dependencies: $unmet"
-PAMDIR=$(pkg-config --variable=libdir pam)/security
-case "$(readlink -f "$PAMDIR")/" in
-/usr/*) ;;
-*) skip_all "the PAM module directory $PAMDIR is not under /usr (no merged /usr): it would be outside the overlay" ;;
-esac
-
-# shellcheck disable=SC2016 # $1 belongs to the inner shell
-unshare -m --propagation private -- sh -c \
-	'mount -t tmpfs none "$1" && mkdir "$1/u" "$1/w" && mount -t overlay -o "lowerdir=/etc,upperdir=$1/u,workdir=$1/w" none /etc' \
-	sh "$T" >/dev/null 2>&1 || skip_all "cannot mount a tmpfs-backed overlay on /etc in a private mount namespace"
+system_overlay_or_skip # sets PAMDIR
 
 REAL=(/etc/pam.d /var/lib/pam /usr/share/pam-configs /etc/passwd /etc/shadow /etc/group /etc/gshadow
 	/var/lib/dpkg/status "$PAMDIR" /usr/bin/duress /usr/libexec/pam_duress)
