@@ -677,14 +677,16 @@ struct judge {
 	const struct duress_pam_entry **auth;
 	size_t n;
 	unsigned runs;
-	bool wrong; /* the run for a wrong password: does any combination log in? */
+	enum { RUN_DURESS, RUN_WRONG, RUN_REAL } typed; /* which password the runs are for */
 	bool done, placed_found, have_failed, have_unreached, wrong_logs_in;
+	bool real_logs_in, real_reaches, has_unix;
 	struct duress_pam_verdict placed, failed, unreached;
 };
 
 /*
  * What the entry can return when a duress password was typed; for a wrong
- * one, pam_duress ignores it and no unknown module grants it.
+ * one, pam_duress ignores it and no unknown module grants it; for the real
+ * one, pam_unix grants it and pam_duress ignores it.
  */
 static size_t outcomes(const struct judge *J, const struct duress_pam_entry *e, int out[3])
 {
@@ -692,13 +694,15 @@ static size_t outcomes(const struct judge *J, const struct duress_pam_entry *e, 
 
 	if (e->broken)
 		return out[0] = PAM_PERM_DENIED, 1;
-	if (J->wrong && strcmp(m, "pam_duress.so") == 0)
+	if (J->typed != RUN_DURESS && strcmp(m, "pam_duress.so") == 0)
 		return out[0] = PAM_IGNORE, 1;
+	if (J->typed == RUN_REAL && strcmp(m, "pam_unix.so") == 0)
+		return out[0] = PAM_SUCCESS, 1;
 	if (strcmp(m, "pam_duress.so") == 0 || strcmp(m, "pam_permit.so") == 0)
 		return out[0] = PAM_SUCCESS, 1;
 	if (strcmp(m, "pam_unix.so") == 0 || strcmp(m, "pam_deny.so") == 0)
 		return out[0] = PAM_AUTH_ERR, 1;
-	if (J->wrong) {
+	if (J->typed == RUN_WRONG) {
 		out[0] = PAM_AUTH_ERR;
 		out[1] = PAM_IGNORE;
 		return 2;
@@ -809,15 +813,39 @@ static size_t apply(const struct judge *J, struct run *r, size_t i, int retval)
 	}
 }
 
+/* Who made a run that ended without a login fail, into v. */
+static void blame(const struct run *r, struct duress_pam_verdict *v)
+{
+	if (r->now.impression == IMP_NEGATIVE) {
+		v->culprit = r->now.failed_by;
+		v->how = r->now.failed_how;
+	} else if (r->now.impression == IMP_POSITIVE) {
+		v->culprit = r->status_by;
+		v->how = DURESS_CULPRIT_FAILS;
+	} else {
+		v->how = DURESS_CULPRIT_NO_GRANT;
+	}
+}
+
 static void finish(struct judge *J, const struct run *r)
 {
 	bool success = r->now.status == PAM_SUCCESS && r->now.impression == IMP_POSITIVE;
 
 	if (++J->runs >= DURESS_PAM_MAX_RUNS)
 		J->done = true;
-	if (J->wrong) {
+	if (J->typed == RUN_WRONG) {
 		J->wrong_logs_in |= success;
 		J->done |= success;
+		return;
+	}
+	if (J->typed == RUN_REAL) {
+		J->real_logs_in |= success;
+		J->real_reaches |= success && r->reached;
+		J->done |= J->real_logs_in && J->real_reaches;
+		if (!success && !J->have_failed) {
+			J->have_failed = true;
+			blame(r, &J->failed);
+		}
 		return;
 	}
 	if (r->reached && success) {
@@ -829,15 +857,7 @@ static void finish(struct judge *J, const struct run *r)
 		J->have_failed = true;
 		J->failed = (struct duress_pam_verdict){ .placement = DURESS_NEVER_SUCCEEDS,
 							 .module = r->reached };
-		if (r->now.impression == IMP_NEGATIVE) {
-			J->failed.culprit = r->now.failed_by;
-			J->failed.how = r->now.failed_how;
-		} else if (r->now.impression == IMP_POSITIVE) {
-			J->failed.culprit = r->status_by;
-			J->failed.how = DURESS_CULPRIT_FAILS;
-		} else {
-			J->failed.how = DURESS_CULPRIT_NO_GRANT;
-		}
+		blame(r, &J->failed);
 	} else if (!r->reached && !J->have_unreached) {
 		J->have_unreached = true;
 		J->unreached = (struct duress_pam_verdict){ .placement = DURESS_NEVER_REACHED,
@@ -988,17 +1008,47 @@ int duress_pam_services(const char *dir, char **names, size_t max)
 	return (int)n;
 }
 
-bool duress_pam_wrong_password_logs_in(const struct duress_pam_stack *s)
+/* Every run of the auth stack for one kind of password; false if out of memory. */
+static bool run_for(const struct duress_pam_stack *s, struct judge *J)
 {
-	struct judge J = { .wrong = true };
 	struct run r = { .now = { .status = PAM_PERM_DENIED } };
 
-	J.auth = calloc(s->n ? s->n : 1, sizeof(const struct duress_pam_entry *));
-	if (!J.auth)
+	J->auth = calloc(s->n ? s->n : 1, sizeof(const struct duress_pam_entry *));
+	if (!J->auth)
 		return false;
-	J.n = duress_pam_auth(s, J.auth, s->n);
+	J->n = duress_pam_auth(s, J->auth, s->n);
+	for (size_t i = 0; i < J->n; i++)
+		J->has_unix |= J->auth[i]->module && !J->auth[i]->broken &&
+			       strcmp(base_name(J->auth[i]->module), "pam_unix.so") == 0;
 	r.saved[0] = r.now;
-	walk(&J, 0, &r);
-	free(J.auth);
-	return J.wrong_logs_in;
+	walk(J, 0, &r);
+	free(J->auth);
+	J->auth = NULL;
+	return true;
+}
+
+bool duress_pam_wrong_password_logs_in(const struct duress_pam_stack *s)
+{
+	struct judge J = { .typed = RUN_WRONG };
+
+	return run_for(s, &J) && J.wrong_logs_in;
+}
+
+void duress_pam_real_password(const struct duress_pam_stack *s, struct duress_pam_real *real)
+{
+	struct judge J = { .typed = RUN_REAL };
+	bool judged = run_for(s, &J) && J.has_unix &&
+		      (J.real_logs_in || J.runs < DURESS_PAM_MAX_RUNS);
+
+	/*
+	 * Out of memory, too many combinations, or no pam_unix.so (a stack
+	 * that refuses everyone, such as other's pam_deny, may mean it): no
+	 * verdict, no false alarm.
+	 */
+	*real = (struct duress_pam_real){ .logs_in = !judged || J.real_logs_in,
+					  .reaches_module = J.real_reaches };
+	if (!real->logs_in) {
+		real->culprit = J.failed.culprit;
+		real->how = J.failed.how;
+	}
 }

@@ -128,6 +128,23 @@ void duress_pam_judge(const struct duress_pam_stack *s, struct duress_pam_verdic
  */
 bool duress_pam_wrong_password_logs_in(const struct duress_pam_stack *s);
 
+/* The run for the real password, and what it meets. */
+struct duress_pam_real {
+	bool logs_in;        /* some combination ends in PAM_SUCCESS */
+	bool reaches_module; /* one that does runs pam_duress.so first (the before placement) */
+	const struct duress_pam_entry *culprit; /* when it never logs in: the entry that fails it */
+	enum duress_culprit how;
+};
+
+/*
+ * The same run for the real password: pam_unix grants it, pam_duress ignores
+ * it, pam_deny fails and pam_permit grants it, other modules may do either
+ * or ignore it.  A stack where no combination logs in locks everyone out.
+ * With no pam_unix.so auth line, or past DURESS_PAM_MAX_RUNS combinations,
+ * logs_in stays true (no verdict).
+ */
+void duress_pam_real_password(const struct duress_pam_stack *s, struct duress_pam_real *real);
+
 /*
  * The services of dir whose auth stack includes common-auth (directly or
  * through include, substack or @include), sorted; hidden files, editor and

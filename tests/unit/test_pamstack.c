@@ -465,12 +465,68 @@ static void wrong_password(void **state)
 	}
 }
 
+/*
+ * Issue 18, item 4: the real password's path.  pam_unix grants it and
+ * pam_duress ignores it; a stack where no combination logs in is found with
+ * the line that fails it, and the before placement is told apart.
+ */
+static void real_password(void **state)
+{
+	static const struct {
+		const char *text;
+		bool logs_in, reaches;
+		const char *culprit;
+		enum duress_culprit how;
+	} stacks[] = {
+		{ TYPICAL, true, false, NULL, DURESS_CULPRIT_NONE },
+		{ "auth [success=done default=ignore] pam_duress.so\n"
+		  "auth [success=1 default=ignore] pam_unix.so try_first_pass\n"
+		  "auth requisite pam_deny.so\nauth required pam_permit.so\n",
+		  true, true, NULL, DURESS_CULPRIT_NONE },
+		/* "end" is no action: Linux-PAM makes every result of the line bad. */
+		{ "auth [success=done default=ignore] pam_duress.so\n"
+		  "auth [success=end default=die] pam_unix.so try_first_pass\n"
+		  "auth requisite pam_deny.so\nauth required pam_permit.so\n",
+		  false, false, "svc:2", DURESS_CULPRIT_FAILS },
+		{ "auth requisite pam_deny.so\n"
+		  "auth [success=2 default=ignore] pam_unix.so\n"
+		  "auth [success=1 default=ignore] pam_duress.so\n"
+		  "auth requisite pam_deny.so\nauth required pam_permit.so\n",
+		  false, false, "svc:1", DURESS_CULPRIT_FAILS },
+		{ "auth [success=2 default=ignore] pam_unix.so\n"
+		  "auth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\n",
+		  false, false, NULL, DURESS_CULPRIT_NO_GRANT },
+		/* Unknown modules may grant it; no pam_unix.so: no verdict. */
+		{ "auth sufficient pam_sss.so\nauth requisite pam_deny.so\n", true, false, NULL,
+		  DURESS_CULPRIT_NONE },
+		{ "auth required pam_deny.so\n", true, false, NULL, DURESS_CULPRIT_NONE },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(stacks) / sizeof(stacks[0]); i++) {
+		struct file files[] = { { "svc", stacks[i].text }, { NULL, NULL } };
+		struct duress_pam_stack s;
+		struct duress_pam_real real;
+		char dir[64];
+
+		write_files(dir, files);
+		assert_int_equal(duress_pam_load(&s, dir, "svc"), 0);
+		duress_pam_real_password(&s, &real);
+		assert_int_equal(real.logs_in, stacks[i].logs_in);
+		assert_int_equal(real.reaches_module, stacks[i].reaches);
+		expect_at(real.culprit, stacks[i].culprit);
+		assert_int_equal(real.how, stacks[i].how);
+		duress_pam_free(&s);
+		remove_files(dir, files);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(table),          cmocka_unit_test(load_errors),
 		cmocka_unit_test(bounds),         cmocka_unit_test(arguments),
-		cmocka_unit_test(wrong_password),
+		cmocka_unit_test(wrong_password), cmocka_unit_test(real_password),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
