@@ -24,12 +24,14 @@
 #define MAX_FOUND 256   /* services found in the PAM directory */
 #define MAX_MODULE_LINES 8
 #define PAM_DIR_DEFAULT "/etc/pam.d"
+#define PAM_CONFIGS_DEFAULT "/usr/share/pam-configs" /* Debian's pam-auth-update profiles */
 
 struct check_opts {
 	const char *user;
-	const char *global_dir; /* NULL: the module line's, or the default */
-	const char *user_dir;   /* NULL: the module line's, or the default */
-	const char *pam_dir;    /* "": the stack is not read */
+	const char *global_dir;  /* NULL: the module line's, or the default */
+	const char *user_dir;    /* NULL: the module line's, or the default */
+	const char *pam_dir;     /* "": the stack is not read */
+	const char *pam_configs; /* where the Debian package's profiles would be */
 	const char *services[MAX_SERVICES];
 	size_t n_services;
 };
@@ -37,7 +39,8 @@ struct check_opts {
 static void check_usage(FILE *out)
 {
 	fputs("Usage: duress check [--user USER] [--service NAME]... [--pam-dir DIR]\n"
-	      "                    [--global-dir DIR] [--user-dir TEMPLATE]\n"
+	      "                    [--pam-configs-dir DIR] [--global-dir DIR]\n"
+	      "                    [--user-dir TEMPLATE]\n"
 	      "\n"
 	      "Reads the PAM stack of each service and says whether a duress password\n"
 	      "reaches pam_duress.so and logs in; then lists every action of USER's\n"
@@ -50,6 +53,8 @@ static void check_usage(FILE *out)
 	      "                       whose auth stack includes common-auth)\n"
 	      "  --pam-dir DIR        where the service files are (default " PAM_DIR_DEFAULT ";\n"
 	      "                       \"\" does not read the stack)\n"
+	      "  --pam-configs-dir DIR  where pam-auth-update's profiles are (default\n"
+	      "                       " PAM_CONFIGS_DEFAULT "): the fix it names\n"
 	      "  --global-dir DIR     global directory (default: the module line's\n"
 	      "                       global_dir=, else " DURESS_GLOBAL_DIR "; \"\" skips it)\n"
 	      "  --user-dir TEMPLATE  per-user directory, %h = home, %u = user (default: the\n"
@@ -67,6 +72,7 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 		{ "user-dir", required_argument, NULL, 'd' },
 		{ "service", required_argument, NULL, 's' },
 		{ "pam-dir", required_argument, NULL, 'p' },
+		{ "pam-configs-dir", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -82,6 +88,8 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 			o->user_dir = optarg;
 		} else if (opt == 'p') {
 			o->pam_dir = optarg;
+		} else if (opt == 'c') {
+			o->pam_configs = optarg;
 		} else if (opt == 's' && o->n_services < MAX_SERVICES && *optarg &&
 			   !strchr(optarg, '/') && optarg[0] != '.') {
 			o->services[o->n_services++] = optarg;
@@ -311,6 +319,7 @@ struct module_line {
 
 struct stack_report {
 	const char *pam_dir;
+	bool debian_profile; /* pam-auth-update has the package's "duress" profile */
 	struct module_line lines[MAX_MODULE_LINES];
 	size_t n_lines;
 	int bad; /* services whose stack is wrong */
@@ -440,6 +449,8 @@ static const char *culprit_words(enum duress_culprit how)
 		return "fails the stack, and nothing after it can undo that";
 	case DURESS_CULPRIT_BAD_JUMP:
 		return "jumps past the end of its stack";
+	case DURESS_CULPRIT_NO_GRANT:
+		return "grants nothing (a jump is no success)";
 	default:
 		return "";
 	}
@@ -466,8 +477,27 @@ static void print_auth_files(const struct duress_pam_stack *s)
 	free(auth);
 }
 
+/* The fix for a culprit entry, after "; fix: ". */
+static const char *culprit_fix(enum duress_culprit how)
+{
+	switch (how) {
+	case DURESS_CULPRIT_ENDS:
+		return "make that line default=ignore, or move it after pam_duress.so";
+	case DURESS_CULPRIT_JUMPS:
+		return "count that line's success= and default= jumps again";
+	case DURESS_CULPRIT_FAILS:
+		return "correct that line (a control PAM cannot read, such as success=end, "
+		       "fails every result), or move it";
+	case DURESS_CULPRIT_BAD_JUMP:
+		return "make that line's jump land inside its stack";
+	default:
+		return "end the stack on auth required pam_permit.so";
+	}
+}
+
 /* Says why a placement fails, after "service S: "; false if it is fine. */
-static bool placement_problem(const struct duress_pam_stack *s, const struct duress_pam_verdict *v)
+static bool placement_problem(const struct duress_pam_stack *s, const struct duress_pam_verdict *v,
+			      bool debian_profile)
 {
 	char module[ENTRY_NAME_SIZE], culprit[ENTRY_NAME_SIZE];
 
@@ -485,26 +515,32 @@ static bool placement_problem(const struct duress_pam_stack *s, const struct dur
 	case DURESS_NOT_IN_STACK:
 		printf("no pam_duress.so auth line (auth lines from:");
 		print_auth_files(s);
-		puts(")");
+		puts(debian_profile ? "); fix: sudo pam-auth-update --enable duress "
+				      "(or duress-before)" :
+				      "); fix: add a pam_duress.so auth line next to pam_unix.so "
+				      "(README, Enabling it; Fedora: docs/install-fedora.md, "
+				      "Arch: docs/install-arch.md)");
 		break;
 	case DURESS_NOT_AUTH:
 		printf("pam_duress.so is only on a non-auth line, %s: "
-		       "the module works only as auth\n",
+		       "the module works only as auth; fix: make that line an auth line\n",
 		       module);
 		break;
 	case DURESS_NEVER_REACHED:
-		printf("%s is never reached when the real password fails: %s %s\n", module,
-		       v->culprit ? culprit : "the stack", culprit_words(v->how));
+		printf("%s is never reached when the real password fails: %s %s; fix: %s\n", module,
+		       v->culprit ? culprit : "the stack", culprit_words(v->how),
+		       culprit_fix(v->how));
 		break;
 	case DURESS_NEVER_SUCCEEDS:
 		if (v->how == DURESS_CULPRIT_NO_GRANT)
 			printf("%s is reached, but its success never ends in a login: "
-			       "nothing after it grants one (a jump is no success: "
-			       "land on pam_permit.so)\n",
-			       module);
+			       "nothing after it grants one (a jump is no success); fix: %s\n",
+			       module, culprit_fix(v->how));
 		else
-			printf("%s is reached, but its success never ends in a login: %s %s\n",
-			       module, v->culprit ? culprit : "the stack", culprit_words(v->how));
+			printf("%s is reached, but its success never ends in a login: %s %s; "
+			       "fix: %s\n",
+			       module, v->culprit ? culprit : "the stack", culprit_words(v->how),
+			       culprit_fix(v->how));
 		break;
 	case DURESS_TOO_COMPLEX:
 		printf("cannot check: more than %u outcome combinations of modules this check does "
@@ -522,9 +558,12 @@ static bool placement_problem(const struct duress_pam_stack *s, const struct dur
  * --service, whose user wants the module there.
  */
 static bool report_placed(const char *service, bool named, const struct duress_pam_verdict *v,
-			  const struct duress_opts *mo)
+			  const struct duress_opts *mo, bool before)
 {
 	char module[ENTRY_NAME_SIZE];
+	/* Before pam_unix, every password goes through it, the real one too. */
+	const char *reached = before ? "is reached before pam_unix: every password passes it" :
+				       "is reached when the real password fails";
 
 	if (!v->module)
 		return false;
@@ -532,9 +571,13 @@ static bool report_placed(const char *service, bool named, const struct duress_p
 	if (!duress_service_allowed(mo, service)) {
 		char name[DURESS_ESCAPED_SIZE(NAME_MAX)];
 
+		duress_escape(service, name, sizeof(name));
 		printf("%s: %s is reached, but its services= leaves %s out: the module ignores "
-		       "every password here\n",
-		       named ? "ERROR" : "OFF", module, duress_escape(service, name, sizeof(name)));
+		       "every password here",
+		       named ? "ERROR" : "OFF", module, name);
+		if (named)
+			printf("; fix: add %s to that line's services=", name);
+		putchar('\n');
 		return !named;
 	}
 	if (duress_service_is_elevation(mo, service) && !mo->allow_root)
@@ -546,9 +589,7 @@ static bool report_placed(const char *service, bool named, const struct duress_p
 		       "(silent alarm)\n",
 		       module);
 	else
-		printf("OK: %s is reached when the real password fails, and a duress password logs "
-		       "in\n",
-		       module);
+		printf("OK: %s %s, and a duress password logs in\n", module, reached);
 	return true;
 }
 
@@ -572,6 +613,7 @@ static void check_service(struct stack_report *rep, const char *service, bool na
 {
 	struct duress_pam_stack s;
 	struct duress_pam_verdict v;
+	struct duress_pam_real real;
 	const struct module_line *m = NULL;
 	struct duress_opts mo;
 	char shown[DURESS_ESCAPED_SIZE(NAME_MAX)];
@@ -582,13 +624,17 @@ static void check_service(struct stack_report *rep, const char *service, bool na
 		char why[DURESS_ESCAPED_SIZE(sizeof(s.error))];
 
 		/* The reason quotes file names: data, escaped. */
-		printf("service %s: %s: %s\n", shown, s.pam_fails ? "ERROR" : "cannot check",
-		       duress_escape(s.error, why, sizeof(why)));
+		printf("service %s: %s: %s%s\n", shown, s.pam_fails ? "ERROR" : "cannot check",
+		       duress_escape(s.error, why, sizeof(why)),
+		       s.pam_fails ?
+			       "; fix: correct that line now, from a root shell you kept open" :
+			       "");
 		rep->bad++;
 		duress_pam_free(&s);
 		return;
 	}
 	duress_pam_judge(&s, &v);
+	duress_pam_real_password(&s, &real);
 	if (v.module && v.module->type == DURESS_PAM_AUTH)
 		m = keep_line(rep, v.module);
 	if (m && rep->n_lines > before && report_options(m))
@@ -596,20 +642,30 @@ static void check_service(struct stack_report *rep, const char *service, bool na
 	printf("service %s%s: ", shown, service_note(&s));
 	if (duress_pam_wrong_password_logs_in(&s)) {
 		/* Worse than any placement: say it first and alone. */
-		puts("ERROR: a wrong password logs in: the stack lets any password through (count "
-		     "the success= and default= jumps again)");
+		puts("ERROR: a wrong password logs in: the stack lets any password through; fix: "
+		     "count the success= and default= jumps again");
 		rep->bad++;
-	} else if (placement_problem(&s, &v)) {
+	} else if (!real.logs_in) {
+		/* As bad: nobody logs in, and the fix comes before any placement. */
+		char culprit[ENTRY_NAME_SIZE];
+
+		printf("ERROR: the real password cannot log in: %s %s; fix: %s\n",
+		       real.culprit ? entry_name(real.culprit, culprit, sizeof(culprit)) :
+				      "the stack",
+		       culprit_words(real.how), culprit_fix(real.how));
+		rep->bad++;
+	} else if (placement_problem(&s, &v, rep->debian_profile)) {
 		rep->bad++;
 	} else if (module_opts(m, &mo) > 0 && v.module) {
 		char module[ENTRY_NAME_SIZE];
 
 		printf("ERROR: %s is reached, but an option it does not know or cannot read makes it "
-		       "inert (the ERROR above names it): a duress password does not work here\n",
+		       "inert (the ERROR above names it): a duress password does not work here; "
+		       "fix: the option named above\n",
 		       entry_name(v.module, module, sizeof(module)));
 		rep->bad++;
 	} else {
-		rep->bad += !report_placed(service, named, &v, &mo);
+		rep->bad += !report_placed(service, named, &v, &mo, real.reaches_module);
 	}
 	duress_pam_free(&s);
 }
@@ -687,9 +743,19 @@ static int check_all_dirs(const struct check_opts *o, const struct stack_report 
 	return 0;
 }
 
+/* Whether DIR/duress is pam-auth-update's profile of the Debian package. */
+static bool has_profile(const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return snprintf(path, sizeof(path), "%s/duress", dir) < (int)sizeof(path) &&
+	       stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int duress_cmd_check(int argc, char **argv)
 {
-	struct check_opts o = { .pam_dir = PAM_DIR_DEFAULT };
+	struct check_opts o = { .pam_dir = PAM_DIR_DEFAULT, .pam_configs = PAM_CONFIGS_DEFAULT };
 	struct stack_report rep = { 0 };
 	int status = 0, bad = 0, actions = 0;
 	int first = parse_check(&o, argc, argv, &status);
@@ -705,6 +771,7 @@ int duress_cmd_check(int argc, char **argv)
 		return 2;
 	}
 	rep.pam_dir = o.pam_dir ? o.pam_dir : "";
+	rep.debian_profile = has_profile(o.pam_configs);
 	if (*rep.pam_dir && check_stack(&rep, &o) < 0)
 		return 2;
 	status = check_all_dirs(&o, &rep, &bad, &actions) < 0 ? 2 : 0;

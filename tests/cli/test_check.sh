@@ -194,7 +194,8 @@ has() {
 		not_ok "$1: expected '$3' and exit $2, got exit $rc"
 	fi
 }
-NODIRS=(--user-dir "" --global-dir "")
+NODIRS=(--user-dir "" --global-dir "" --pam-configs-dir "$T/no-pam-configs")
+FAILS="fails the stack, and nothing after it can undo that; fix: correct that line (a control PAM cannot read, such as success=end, fails every result), or move it"
 TYPICAL='auth\t[success=2 default=ignore]\tpam_unix.so nullok\nauth\t[success=1 default=ignore]\tpam_duress.so\nauth\trequisite\tpam_deny.so\nauth\trequired\tpam_permit.so\n'
 
 stack typical "$TYPICAL"
@@ -204,50 +205,71 @@ has "typical stack: sshd reaches the module" 0 "service sshd: OK: common-auth:2 
 has "typical stack: sudo refuses by design" 0 "service sudo: OK: common-auth:2 (pam_duress.so) is reached; duress password refused here by design (allow_root off): the actions run, the answer is a wrong password's"
 printf 'account required pam_permit.so\n' >"$P/chfn"
 run_check --service sshd --service nowhere --service chfn "${NODIRS[@]}"
-has "a service without auth lines gets other's" 1 "service chfn (no auth lines of its own: other's): ERROR: no pam_duress.so auth line (auth lines from: other)"
-has "a service without a file gets other's stack" 1 "service nowhere (no file of its own: other's stack): ERROR: no pam_duress.so auth line (auth lines from: other)"
+NOFIX="fix: add a pam_duress.so auth line next to pam_unix.so (README, Enabling it; Fedora: docs/install-fedora.md, Arch: docs/install-arch.md)"
+has "a service without auth lines gets other's" 1 "service chfn (no auth lines of its own: other's): ERROR: no pam_duress.so auth line (auth lines from: other); $NOFIX"
+has "a service without a file gets other's stack" 1 "service nowhere (no file of its own: other's stack): ERROR: no pam_duress.so auth line (auth lines from: other); $NOFIX"
 check "--service: only the services named" test "$(grep -c '^service ' <<<"$out")" -eq 3
 
 stack missing 'auth\t[success=1 default=ignore]\tpam_unix.so nullok\nauth\trequisite\tpam_deny.so\nauth\trequired\tpam_permit.so\n'
 run_check "${NODIRS[@]}"
-has "module missing" 1 "service sshd: ERROR: no pam_duress.so auth line (auth lines from: common-auth)"
+has "module missing: the fix outside Debian's package" 1 "service sshd: ERROR: no pam_duress.so auth line (auth lines from: common-auth); $NOFIX"
+# Issue 18, item 4: with the Debian package's profile there, the fix is pam-auth-update.
+mkdir -p "$T/pam-configs" && printf 'Name: Duress passwords\n' >"$T/pam-configs/duress"
+run_check "${NODIRS[@]}" --pam-configs-dir "$T/pam-configs"
+has "module missing, Debian package installed: the fix is pam-auth-update" 1 "service sshd: ERROR: no pam_duress.so auth line (auth lines from: common-auth); fix: sudo pam-auth-update --enable duress (or duress-before)"
 has "module missing: the summary says so" 1 "the PAM stack needs fixing (see the service lines above)"
 
 stack die 'auth [success=1 default=die] pam_unix.so\nauth sufficient pam_duress.so\nauth required pam_permit.so\n'
 run_check "${NODIRS[@]}"
-has "pam_unix default=die: never reached" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is never reached when the real password fails: common-auth:1 (pam_unix.so) ends the stack before it"
+has "pam_unix default=die: never reached" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is never reached when the real password fails: common-auth:1 (pam_unix.so) ends the stack before it; fix: make that line default=ignore, or move it after pam_duress.so"
 
-stack deny 'auth required pam_unix.so\nauth requisite pam_deny.so\nauth sufficient pam_duress.so\n'
+stack deny 'auth [success=2 default=ignore] pam_unix.so\nauth requisite pam_deny.so\nauth sufficient pam_duress.so\nauth required pam_permit.so\n'
 run_check "${NODIRS[@]}"
-has "requisite pam_deny before it: never reached" 1 "service sshd: ERROR: common-auth:3 (pam_duress.so) is never reached when the real password fails: common-auth:2 (pam_deny.so) ends the stack before it"
+has "requisite pam_deny before it: never reached" 1 "service sshd: ERROR: common-auth:3 (pam_duress.so) is never reached when the real password fails: common-auth:2 (pam_deny.so) ends the stack before it; fix: make that line default=ignore, or move it after pam_duress.so"
 
 stack jump 'auth [success=3 default=2] pam_unix.so\nauth [success=2 default=ignore] pam_duress.so\nauth requisite pam_deny.so\nauth required pam_deny.so\nauth required pam_permit.so\n'
 run_check "${NODIRS[@]}"
-has "a jump over it" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is never reached when the real password fails: common-auth:1 (pam_unix.so) jumps over it"
+has "a jump over it" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is never reached when the real password fails: common-auth:1 (pam_unix.so) jumps over it; fix: count that line's success= and default= jumps again"
 
 stack account 'auth [success=1 default=ignore] pam_unix.so\nauth requisite pam_deny.so\nauth required pam_permit.so\naccount required pam_duress.so\n'
 run_check "${NODIRS[@]}"
-has "only on a non-auth line" 1 "service sshd: ERROR: pam_duress.so is only on a non-auth line, common-auth:4 (pam_duress.so): the module works only as auth"
+has "only on a non-auth line" 1 "service sshd: ERROR: pam_duress.so is only on a non-auth line, common-auth:4 (pam_duress.so): the module works only as auth; fix: make that line an auth line"
 
-stack optional 'auth [success=1 default=ignore] pam_unix.so\nauth optional pam_duress.so\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
+stack optional 'auth [success=2 default=ignore] pam_unix.so\nauth optional pam_duress.so\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
 run_check "${NODIRS[@]}"
-has "optional, then requisite pam_deny: never a login" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its success never ends in a login: common-auth:3 (pam_deny.so) fails the stack, and nothing after it can undo that"
+has "optional, then requisite pam_deny: never a login" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its success never ends in a login: common-auth:3 (pam_deny.so) $FAILS"
 
 stack landing 'auth [success=3 default=ignore] pam_unix.so\nauth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
 run_check "${NODIRS[@]}"
-has "success=1 lands on pam_deny" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its success never ends in a login: common-auth:4 (pam_deny.so) fails the stack, and nothing after it can undo that"
+has "success=1 lands on pam_deny" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its success never ends in a login: common-auth:4 (pam_deny.so) $FAILS"
 
-stack nogrant 'auth [success=2 default=ignore] pam_unix.so\nauth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\n'
+stack nogrant 'auth [success=2 default=ignore] pam_unix.so\nauth [success=2 default=ignore] pam_duress.so\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
 run_check "${NODIRS[@]}"
-has "a jump to the end is no login" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its success never ends in a login: nothing after it grants one (a jump is no success: land on pam_permit.so)"
+has "a jump to the end is no login" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its success never ends in a login: nothing after it grants one (a jump is no success); fix: end the stack on auth required pam_permit.so"
 
 stack anyone 'auth [success=2 default=2] pam_unix.so\nauth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
 run_check "${NODIRS[@]}"
-has "a stack that lets any password in" 1 "service sshd: ERROR: a wrong password logs in: the stack lets any password through (count the success= and default= jumps again)"
+has "a stack that lets any password in" 1 "service sshd: ERROR: a wrong password logs in: the stack lets any password through; fix: count the success= and default= jumps again"
 
 stack before 'auth [success=done default=ignore] pam_duress.so\nauth [success=1 default=ignore] pam_unix.so nullok try_first_pass\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
 run_check "${NODIRS[@]}"
-has "before pam_unix is valid" 0 "service sshd: OK: common-auth:1 (pam_duress.so) is reached when the real password fails, and a duress password logs in"
+# Issue 18, item 4: before pam_unix, every password passes it; not "when the real password fails".
+has "before pam_unix is valid, in words that fit it" 0 "service sshd: OK: common-auth:1 (pam_duress.so) is reached before pam_unix: every password passes it, and a duress password logs in"
+
+# Issue 18, item 4: the real password's path.  A stack that locks everyone out is an
+# ERROR naming the line, with the fix, even where a duress password would log in.
+stack lockout 'auth [success=done default=ignore] pam_duress.so\nauth [success=end default=die] pam_unix.so try_first_pass\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
+run_check "${NODIRS[@]}"
+for s in login sshd sudo; do
+	has "[success=end default=die] pam_unix: $s: the real password cannot log in" 1 "service $s: ERROR: the real password cannot log in: common-auth:2 (pam_unix.so) $FAILS"
+done
+check "lockout: no service says OK" test "$(grep -c 'OK:' <<<"$out")" -eq 0
+stack denyfirst 'auth requisite pam_deny.so\nauth [success=2 default=ignore] pam_unix.so\nauth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
+run_check "${NODIRS[@]}"
+has "requisite pam_deny before pam_unix: the real password cannot log in" 1 "service sshd: ERROR: the real password cannot log in: common-auth:1 (pam_deny.so) $FAILS"
+stack nopermit 'auth [success=2 default=ignore] pam_unix.so\nauth [success=1 default=ignore] pam_duress.so\nauth requisite pam_deny.so\n'
+run_check "${NODIRS[@]}"
+has "no pam_permit after pam_unix's jump: the real password cannot log in" 1 "service sshd: ERROR: the real password cannot log in: the stack grants nothing (a jump is no success); fix: end the stack on auth required pam_permit.so"
 
 stack misspelt "${TYPICAL/pam_duress.so/pam_duress.so servces=sshd wait=900}"
 run_check "${NODIRS[@]}"
@@ -256,7 +278,7 @@ has "misspelt servces=: an ERROR naming it and the fix, exit 1" 1 'ERROR: common
 has "malformed wait=900: an ERROR naming it and the fix" 1 'ERROR: common-auth:2: pam_duress.so: bad value in option "wait=900": the line is inert, no duress password works through it; fix: give it a value pam_duress(8) allows, or remove it'
 check "an option problem is said once, not per service" test "$(grep -c 'servces=' <<<"$out")" -eq 1
 for s in login sshd sudo; do
-	has "inert line: service $s is an ERROR, not OK" 1 "service $s: ERROR: common-auth:2 (pam_duress.so) is reached, but an option it does not know or cannot read makes it inert (the ERROR above names it): a duress password does not work here"
+	has "inert line: service $s is an ERROR, not OK" 1 "service $s: ERROR: common-auth:2 (pam_duress.so) is reached, but an option it does not know or cannot read makes it inert (the ERROR above names it): a duress password does not work here; fix: the option named above"
 done
 check "inert line: no service says a duress password logs in" test "$(grep -c 'OK:' <<<"$out")" -eq 0
 check "inert line: the stack needs fixing" grep -qx "the PAM stack needs fixing (see the service lines above)" <<<"$out"
@@ -268,7 +290,7 @@ stack services "${TYPICAL/pam_duress.so/pam_duress.so services=login}"
 run_check "${NODIRS[@]}"
 has "services= leaving sshd out by choice: a note, exit 0" 0 "service sshd: OFF: common-auth:2 (pam_duress.so) is reached, but its services= leaves sshd out: the module ignores every password here"
 run_check --service sshd "${NODIRS[@]}"
-has "services= leaving out a service named with --service: an error" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its services= leaves sshd out: the module ignores every password here"
+has "services= leaving out a service named with --service: an error" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its services= leaves sshd out: the module ignores every password here; fix: add sshd to that line's services="
 run_check --service login "${NODIRS[@]}"
 has "services= that names the service" 0 "service login: OK: common-auth:2 (pam_duress.so) is reached when the real password fails, and a duress password logs in"
 
@@ -278,14 +300,14 @@ has "allow_root: sudo passes" 0 "service sudo: OK: common-auth:2 (pam_duress.so)
 
 stack broken "${TYPICAL}auth optional pam_cap.so \\\\\n"
 run_check --service sshd "${NODIRS[@]}"
-has "a trailing backslash: PAM cannot load it" 1 "service sshd: ERROR: Linux-PAM cannot load this stack, every login fails: common-auth:5: its file ends inside a continued line (a trailing backslash)"
+has "a trailing backslash: PAM cannot load it" 1 "service sshd: ERROR: Linux-PAM cannot load this stack, every login fails: common-auth:5: its file ends inside a continued line (a trailing backslash); fix: correct that line now, from a root shell you kept open"
 stack atinclude 'auth required pam_permit.so\n@include common-nothere\n'
 run_check --service sshd "${NODIRS[@]}"
-has "@include of a missing file" 1 "service sshd: ERROR: Linux-PAM cannot load this stack, every login fails: common-auth:2: @include common-nothere: its file cannot be opened"
+has "@include of a missing file" 1 "service sshd: ERROR: Linux-PAM cannot load this stack, every login fails: common-auth:2: @include common-nothere: its file cannot be opened; fix: correct that line now, from a root shell you kept open"
 stack include "$TYPICAL"
 printf 'auth include common-gone\n@include common-auth\n' >"$P/sshd"
 run_check --service sshd "${NODIRS[@]}"
-has "a missing include fails the stack" 1 "service sshd: ERROR: common-auth:2 (pam_duress.so) is reached, but its success never ends in a login: sshd:1 (a line PAM fails: its file cannot be opened) fails the stack, and nothing after it can undo that"
+has "a missing include fails the stack, the real password's too" 1 "service sshd: ERROR: the real password cannot log in: sshd:1 (a line PAM fails: its file cannot be opened) $FAILS"
 head -c 70000 /dev/zero | tr '\0' '#' >"$P/sshd"
 run_check --service sshd "${NODIRS[@]}"
 has "a file over 64 KiB: one line" 1 "service sshd: cannot check: sshd: larger than 64 KiB"
