@@ -132,9 +132,10 @@ inside() {
 		test -s "$UDIR/10-evidence.sig" -a "$(stat -c %U "$UDIR/10-evidence.sig" 2>/dev/null)" = "$U"
 	/usr/bin/duress check --user "$U" >"$LOG" 2>&1
 	rc=$?
-	check_diag "before enabling, the installed duress check: action ARMED, login's stack lacks the module (exit 1)" "$LOG" \
+	# Issue 18, item 4: the profile is installed, so the fix is pam-auth-update.
+	check_diag "before enabling, the installed duress check: action ARMED, login's stack lacks the module, fix: pam-auth-update (exit 1)" "$LOG" \
 		status_and_lines "$rc" 1 "$LOG" "$UDIR/10-evidence: ARMED" \
-		"service login: ERROR: no pam_duress.so auth line (auth lines from: login common-auth)"
+		"service login: ERROR: no pam_duress.so auth line (auth lines from: login common-auth); fix: sudo pam-auth-update --enable duress (or duress-before)"
 	printf '@include common-auth\n@include common-account\n' >"/etc/pam.d/$SERVICE" ||
 		setup_failed "write /etc/pam.d/$SERVICE"
 
@@ -178,11 +179,13 @@ auth required pam_permit.so" ] && STOCK=1
 		fi
 		/usr/bin/duress check --user "$U" >"$T/check.log" 2>&1
 		local rc=$?
-		local mline
+		local mline reached="is reached when the real password fails"
 		mline=$(grep -n 'pam_duress\.so' /etc/pam.d/common-auth | cut -d: -f1)
+		# Issue 18, item 4: words that fit the placement.
+		[ "$p" = duress-before ] && reached="is reached before pam_unix: every password passes it"
 		check_diag "$p: the installed duress check reads the new stack: login and sudo reached, action ARMED (exit 0)" \
 			"$T/check.log" status_and_lines "$rc" 0 "$T/check.log" "$UDIR/10-evidence: ARMED" \
-			"service login: OK: common-auth:$mline (pam_duress.so) is reached when the real password fails, and a duress password logs in" \
+			"service login: OK: common-auth:$mline (pam_duress.so) $reached, and a duress password logs in" \
 			"service sudo: OK: common-auth:$mline (pam_duress.so) is reached; duress password refused here by design (allow_root off): the actions run, the answer is a wrong password's"
 		outside_block /etc/pam.d/common-auth >"$T/outside.now"
 		outside_block "$ORIG" >"$T/outside.orig"
