@@ -169,8 +169,6 @@ static int derive_keys(struct duress_kdf_scope *kdf, size_t n, const struct dure
 	struct duress_slot slot;
 	int r;
 
-	for (size_t k = 0; k < n; k++)
-		kdf[k].keys = NULL;
 	if (!duress_kdf_has_work(kdf, n))
 		return 0;
 	r = duress_slot_take(o, &slot, lg);

@@ -71,8 +71,8 @@ static int open_slot_dir(const char *path, const struct duress_log *lg)
 	return fd;
 }
 
-/* Opens slot k; -1 with *unsafe set when the file is not ours. */
-static int open_slot(int dir_fd, unsigned k, bool *unsafe)
+/* Opens slot k: a descriptor, -EPERM when the file is not ours alone, or another -errno. */
+static int open_slot(int dir_fd, unsigned k)
 {
 	char name[sizeof("slot.") + 3 * sizeof(unsigned)];
 	struct stat st;
@@ -80,11 +80,12 @@ static int open_slot(int dir_fd, unsigned k, bool *unsafe)
 
 	snprintf(name, sizeof(name), "slot.%u", k);
 	fd = openat(dir_fd, name, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || !ours(&st, S_IFREG))) {
+	if (fd < 0)
+		return errno == ENOMEM || errno == EMFILE || errno == ENFILE ? -errno : -EPERM;
+	if (fstat(fd, &st) < 0 || !ours(&st, S_IFREG)) {
 		close(fd);
-		fd = -1;
+		return -EPERM;
 	}
-	*unsafe = fd < 0 && errno != ENOMEM && errno != EMFILE && errno != ENFILE;
 	return fd;
 }
 
@@ -99,11 +100,10 @@ static int try_slots(int dir_fd, unsigned n, unsigned start)
 	int r = -EAGAIN;
 
 	for (unsigned i = 0; i < n; i++) {
-		bool unsafe = false;
-		int fd = open_slot(dir_fd, (start + i) % n, &unsafe);
+		int fd = open_slot(dir_fd, (start + i) % n);
 
 		if (fd < 0)
-			return unsafe ? -EPERM : -errno;
+			return fd;
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 			return fd;
 		r = errno == EWOULDBLOCK ? -EAGAIN : -errno;
