@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Convenience front end to Meson; see README.md ("Build and install").
+# Convenience front end to Meson; see docs/install.md ("Build and install").
 #
 #   make                  build the module, the CLI and the man pages in build/; the
 #                         tests too when their dependencies are there (-Dtests=auto)

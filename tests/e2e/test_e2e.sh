@@ -306,7 +306,7 @@ bench_hide_udir() { mv "$UDIR" "$UDIR.away"; }
 # shellcheck disable=SC2317 # called through bench_pairs
 bench_show_udir() { mv "$UDIR.away" "$UDIR"; }
 
-# The README's before-pam_unix stack: the module prompts, pam_unix reuses the token.
+# The before-pam_unix stack of docs/configuration.md: the module prompts, pam_unix reuses the token.
 bench_pam_before() {
 	cat <<EOF
 # pam_duress end-to-end test ($0), module before pam_unix; removed when the test ends.
