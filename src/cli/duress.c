@@ -3,7 +3,8 @@
  * duress: the command line; sign and verify here, the other commands in
  * their own files.
  *
- *   duress sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N] FILE...
+ *   duress sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N]
+ *               [--pam-dir DIR] FILE...
  *   duress verify [--stdin] FILE
  *   duress check ..., duress test ..., duress add ... (check.c, pamtest.c, add.c)
  *
