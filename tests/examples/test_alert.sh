@@ -121,7 +121,7 @@ expect "external address: GET /ip" GET "$T/log" /ip 'r["method"]'
 expect "ntfy: POST" POST "$T/log" /duress-topic 'r["method"]'
 expect "ntfy: text/plain" "text/plain; charset=utf-8" "$T/log" /duress-topic 'h.get("content-type")'
 expect "ntfy: token as a Bearer header" "Bearer tk_NtfySecret1" "$T/log" /duress-topic 'h.get("authorization")'
-expect "ntfy: title and priority headers" "Duress login urgent" "$T/log" /duress-topic 'h.get("title") + " " + h.get("priority")'
+expect "ntfy: title and priority headers" "Login notice urgent" "$T/log" /duress-topic 'h.get("title") + " " + h.get("priority")'
 expect "ntfy: user, service, remote host, tty, remote user lines" True "$T/log" /duress-topic \
 	'all(l in b.split("\n") for l in ["user: alice", "service: sshd", "remote host: " + shown, "tty: ssh", "remote user: mallory"])'
 expect "ntfy: host name and external address" True "$T/log" /duress-topic \
@@ -132,7 +132,7 @@ expect "Pushover: POST form" "POST application/x-www-form-urlencoded" "$T/log" /
 expect "Pushover: token and user form fields" "aPushoverToken2 uPushoverUser3" "$T/log" /1/messages.json 'form()["token"] + " " + form()["user"]'
 expect "Pushover: message has user, service and the remote host" True "$T/log" /1/messages.json \
 	'all(l in form()["message"].split("\n") for l in ["user: alice", "service: sshd", "remote host: " + shown])'
-expect "Pushover: title, no Authorization header" "Duress login None" "$T/log" /1/messages.json 'form()["title"] + " " + str(h.get("authorization"))'
+expect "Pushover: title, no Authorization header" "Login notice None" "$T/log" /1/messages.json 'form()["title"] + " " + str(h.get("authorization"))'
 
 expect "webhook: POST application/json" "POST application/json" "$T/log" /hooks/abc 'r["method"] + " " + h.get("content-type")'
 expect "webhook: the body is valid JSON with only a text field" "['text']" "$T/log" /hooks/abc 'sorted(json.loads(b))'
@@ -145,12 +145,70 @@ expect "webhook: token as a Bearer header" "Bearer WebhookSecret4" "$T/log" /hoo
 
 check "mail: sendmail -t -oi" grep -qx "ARGS: -t -oi" "$T/mail"
 check "mail: To and From headers" sh -c "grep -qx 'To: owner@example.org' '$T/mail' && grep -qx 'From: duress@example.org' '$T/mail'"
-check "mail: Subject names user and host" grep -qx "Subject: Duress login: alice on $(hostname)" "$T/mail"
+check "mail: Subject names user and host" grep -qx "Subject: Login notice: alice on $(hostname)" "$T/mail"
 check "mail: headers end before the body; body has service and remote host" \
 	sh -c "sed '1,/^\$/d' '$T/mail' | grep -qx 'service: sshd' && sed '1,/^\$/d' '$T/mail' | grep -qxF '$(printf '%s' "remote host: $RHOST_SHOWN" | sed "s/'/'\\\\''/g")'"
 check "mail: the hostile remote host made no header" test "$(sed '/^$/q' "$T/mail" | grep -c '^external')" -eq 0
 check "no secret on a curl command line" test -s "$T/argv" -a "$(grep -c 'Secret\|Pushover\|Token' "$T/argv")" -eq 0
 check "curl run: the worker ends after delivering" wait_no_workers "$T/alert" 10
+check "no word duress on a curl command line (ps)" fails grep -qi duress "$T/argv"
+expect "ntfy: the message starts with the neutral title, no rehearsal line" "Login notice" "$T/log" /duress-topic 'b.split("\n")[0]'
+
+# --- rehearsal (DURESS_REHEARSE=1): one marked test message per transport ------
+# rehearse_action SCRIPT PATH [VALUE]: as run_action, with DURESS_REHEARSE
+# (1 unless VALUE), stdout in $T/r.out and stderr in $T/r.err; sets rc.
+rehearse_action() {
+	(cd / && umask 077 && exec env -i PATH="$2" HOME="$T" USER=alice LOGNAME=alice SHELL=/bin/sh \
+		PAM_USER=alice PAM_SERVICE=sshd PAM_RHOST="$RHOST" PAM_RUSER=mallory PAM_TTY=ssh \
+		PAM_TYPE=auth PAMUSER=alice DURESS_REHEARSE="${3-1}" /bin/sh "$1" </dev/null >"$T/r.out" 2>"$T/r.err")
+	rc=$?
+}
+# n_requests LOG PATH: how many requests the recorder got for PATH.
+n_requests() { python3 -c 'import json, sys; print(sum(json.loads(l)["path"] == sys.argv[2] for l in open(sys.argv[1])))' "$1" "$2"; }
+: >"$T/log" && : >"$T/argv" && rm -f "$T/mail"
+rehearse_action "$T/alert" "$T/bin:/usr/local/bin:/usr/bin:/bin"
+# Synchronous: all is delivered when the action returns, nothing left behind.
+check "rehearsal: when it returns, no worker left (no retries)" no_workers "$T/alert"
+check "rehearsal: when it returns, exactly one request to each of ntfy, Pushover, webhook, and one mail" \
+	test "$(n_requests "$T/log" /duress-topic) $(n_requests "$T/log" /1/messages.json) $(n_requests "$T/log" /hooks/abc) $(grep -c '^ARGS: ' "$T/mail" 2>/dev/null)" = "1 1 1 1"
+check_diag "rehearsal: exit 0, stdout says each transport, its host and the result" "$T/r.out" \
+	test "$rc" -eq 0 -a "$(cat "$T/r.out")" = "alert: rehearsal: ntfy: sent one test message to 127.0.0.1: ok
+alert: rehearsal: pushover: sent one test message to 127.0.0.1: ok
+alert: rehearsal: webhook: sent one test message to 127.0.0.1: ok
+alert: rehearsal: mail: sent one test message through $T/sendmail: ok"
+check "rehearsal: something on stdout, but no token, URL path or address on stdout or stderr" \
+	test -s "$T/r.out" -a "$(cat "$T/r.out" "$T/r.err" | grep -cE 'Secret|Pushover|Token|duress-topic|hooks|owner@')" -eq 0
+expect "rehearsal: ntfy title marked as a test" "Test: Login notice" "$T/log" /duress-topic 'h.get("title")'
+expect "rehearsal: ntfy body starts with the rehearsal line" "This is a test (a rehearsal), not a real event.|Test: Login notice" \
+	"$T/log" /duress-topic '"|".join(b.split("\n")[:2])'
+expect "rehearsal: Pushover title marked as a test" "Test: Login notice" "$T/log" /1/messages.json 'form()["title"]'
+expect "rehearsal: webhook text starts with the rehearsal line" "This is a test (a rehearsal), not a real event." \
+	"$T/log" /hooks/abc 'json.loads(b)["text"].split("\n")[0]'
+check "rehearsal: mail subject marked as a test" grep -qx "Subject: Test: Login notice: alice on $(hostname)" "$T/mail"
+
+# A transport that cannot be reached: tried once, said so, exit non-zero.
+P4=$(free_port)
+sed -e 's/^TRANSPORTS=.*/TRANSPORTS=ntfy webhook/' -e "s|^WEBHOOK_URL=.*|WEBHOOK_URL=http://127.0.0.1:$P4/hooks/abc|" \
+	-e 's/^RETRY_FOR=.*/RETRY_FOR=60/' "$T/all.conf" >"$T/half.conf"
+make_alert "$T/alert-half" "$T/half.conf"
+: >"$T/log"
+rehearse_action "$T/alert-half" "$T/bin:/usr/local/bin:/usr/bin:/bin"
+check "rehearsal, webhook unreachable: exit non-zero" test "$rc" -ne 0
+check_diag "rehearsal, webhook unreachable: ntfy ok, webhook failed" "$T/r.out" \
+	test "$(cut -d: -f3,5 "$T/r.out" | tr '\n' ,)" = " ntfy: ok, webhook: failed,"
+check_diag "rehearsal, webhook unreachable: one line on stderr names it" "$T/r.err" \
+	test "$(cat "$T/r.err")" = "alert: rehearsal: not delivered through: webhook"
+check "rehearsal, webhook unreachable: no retry worker left" no_workers "$T/alert-half"
+
+# DURESS_REHEARSE=0 or empty: a real run (detached, nothing on stdout, no test mark).
+for v in 0 ''; do
+	: >"$T/log"
+	rehearse_action "$T/alert" "$T/bin:/usr/local/bin:/usr/bin:/bin" "$v"
+	wait_lines "$T/log" 4 15
+	check "DURESS_REHEARSE='$v': a real run (exit 0, nothing on stdout, title not marked)" \
+		test "$rc" -eq 0 -a ! -s "$T/r.out" -a "$(req "$T/log" /duress-topic 'h.get("title")' 2>&1)" = "Login notice"
+	wait_no_workers "$T/alert" 10
+done
 
 # --- wget instead of curl --------------------------------------------------
 : >"$T/argv"

@@ -6,7 +6,8 @@
 # followed, files really overwritten, a path through a link refused, no
 # helper: nothing done), then as root: a user swapping a name for a symbolic
 # link exactly between hide's look and its act (REMOVE= directory and file,
-# MOVE= path component), and in a private mount namespace: mounts inside a
+# MOVE= path component), a rehearsal (DURESS_REHEARSE=1: each entry named,
+# nothing touched, fdtree never called), and in a private mount namespace: mounts inside a
 # REMOVE= tree, UNMOUNT of a loop-device filesystem (idle and busy) and
 # LUKS= on a LUKS2 image when the kernel has device-mapper.
 #
@@ -128,6 +129,42 @@ exec 3<&-
 run_hide SHRED=maybe "REMOVE=$H/with space"
 check "SHRED=maybe: refused" [ "$rc" -ne 0 ]
 check "SHRED=maybe: nothing done" [ -d "$H/with space" ]
+
+# --- rehearsal (DURESS_REHEARSE=1): each entry named, nothing touched ---
+# fdtree through a stand-in that records each call and runs the real one: a
+# rehearsal must never call it (it has no read-only mode).
+mkdir -m 755 "$T/spy"
+printf '#!/bin/sh\necho "$*" >>%s/spy.log\nexec %s/fdtree "$@"\n' "$T" "$HELPER_DIR" >"$T/spy/fdtree"
+chmod 755 "$T/spy/fdtree"
+# tree_state: every name, type, size, link target and content under $H and $O.
+tree_state() {
+	find "$H" "$O" -printf '%p %y %s %l\n' | sort
+	find "$H" "$O" -type f -exec sha256sum {} + | sort
+}
+make_tree
+tree_state >"$T/state.before"
+HIDE_ENV=("HIDE_HELPER_DIR=$T/spy" DURESS_REHEARSE=1)
+run_hide "HIDE_DIR=$T/hidden" "MOVE=$H/with space" "MOVE=$H/$ODD" "MOVE=~/tilde file" \
+	"REMOVE=$H/docs/" "REMOVE=$H/link-out" "REMOVE=$H/missing" "UNMOUNT=$H/docs/sub"
+HIDE_ENV=("HIDE_HELPER_DIR=$HELPER_DIR")
+check_diag "rehearsal: exit 0, one line per entry: what it would do to which path" "$T/out" [ "$rc
+$(cat "$T/out")" = "0
+hide: would move $H/with space into a new directory $T/hidden/hidden.XXXXXX, as 1.with space
+hide: would move $H/$ODD into a new directory $T/hidden/hidden.XXXXXX, as 2.$ODD
+hide: would move $H/tilde file into a new directory $T/hidden/hidden.XXXXXX, as 3.tilde file
+hide: would overwrite with zeros, then remove $H/docs (and all under it on the same mount)
+hide: would overwrite with zeros, then remove $H/link-out (and all under it on the same mount)" ]
+check "rehearsal: what a real run skips is said on stderr (missing path, not a mount point)" \
+	sh -c "grep -qxF 'hide: skip: $H/missing does not exist' '$T/err' && grep -qxF 'hide: skip: $H/docs/sub is not a mount point' '$T/err' && [ -s '$T/out' ]"
+tree_state >"$T/state.after"
+check_same "rehearsal: nothing moved, removed or changed" "$T/state.before" "$T/state.after"
+check "rehearsal: no HIDE_DIR made, fdtree never called" sh -c "[ ! -e '$T/hidden' ] && [ ! -e '$T/spy.log' ]"
+# The stand-in works (so the check above can fail): a real run calls it.
+HIDE_ENV=("HIDE_HELPER_DIR=$T/spy")
+run_hide SHRED=no "REMOVE=$H/docs"
+HIDE_ENV=("HIDE_HELPER_DIR=$HELPER_DIR")
+{ absent "$H/docs" && grep -qxF "remove $H/docs" "$T/spy.log"; } ||
+	not_ok "setup: the fdtree stand-in records a real run's call"
 
 # --- a symbolic link among a configured path's directories: refused ---
 make_tree

@@ -9,7 +9,8 @@
 # NetworkManager branch runs against an nmcli stand-in that records its
 # calls.  Last, through the real module: net-down as a global action, signed,
 # fired by a duress login (duress test through pam_wrapper, the real runner)
-# run inside namespace A.
+# run inside namespace A.  With DURESS_REHEARSE=1 (a rehearsal) it names
+# the connections, devices and links it would close and closes none.
 # TAP output.  Usage: test_net_down.sh DURESS MODULE EXAMPLES_DIR
 set -u
 DURESS=$1
@@ -59,6 +60,14 @@ run_in_a() { # run_in_a [setpriv options...]: as the runner would (clean env, /d
 	(cd / && ip netns exec "$A" "$@" env -i PATH="$ACTION_PATH" HOME=/ PAM_TYPE=auth \
 		PAM_USER=alice PAM_SERVICE=login /bin/sh "$T/net-down" </dev/null >/dev/null 2>"$T/err")
 }
+# rehearse_in_a [setpriv options...]: run_in_a with DURESS_REHEARSE=1,
+# stdout in $T/out; sets rc.
+rehearse_in_a() {
+	(cd / && ip netns exec "$A" "$@" env -i PATH="$ACTION_PATH" HOME=/ PAM_TYPE=auth \
+		PAM_USER=alice PAM_SERVICE=login DURESS_REHEARSE=1 /bin/sh "$T/net-down" </dev/null >"$T/out" 2>"$T/err")
+	rc=$?
+}
+all_up() { [ "$(up_in "$A")" = "dum0 dum1 lo tun0 va " ]; }
 host_before=$(host_up)
 
 printf 'USE_NMCLI=no\n' >"$T/net-down.conf"
@@ -120,6 +129,37 @@ setup || setup_failed "namespaces, veth pair, tun, dummies, again"
 : >"$T/nmcli.log"
 run_in_a
 check "USE_NMCLI=no: nmcli never called" test ! -s "$T/nmcli.log"
+
+# --- rehearsal (DURESS_REHEARSE=1): the links it would close, none closed ---
+printf 'USE_NMCLI=no\nKEEP=dum1\n' >"$T/net-down.conf"
+setup || setup_failed "namespaces, veth pair, tun, dummies, again"
+rehearse_in_a
+check_diag "rehearsal: exit 0, names each link it would bring down and each it keeps" "$T/out" test \
+	"$rc $(sort "$T/out" | tr '\n' ,)" = "0 net-down: would bring dum0 down (ip link set dev dum0 down),\
+net-down: would bring tun0 down (ip link set dev tun0 down),net-down: would bring va down (ip link set dev va down),\
+net-down: would keep dum1 up,net-down: would keep lo up,"
+check "rehearsal: every link still up, in A and B" sh -c "[ '$(up_in "$A")' = 'dum0 dum1 lo tun0 va ' ] && [ '$(up_in "$B")' = 'vb ' ]"
+printf 'USE_NMCLI=auto\n' >"$T/net-down.conf"
+: >"$T/nmcli.log"
+rehearse_in_a
+check_diag "rehearsal with NetworkManager: exit 0, names the VPN and WireGuard connections and networking off" "$T/out" test \
+	"$rc $(grep -c 'would close the VPN/WireGuard connection u-vpn \|would close the VPN/WireGuard connection u-wg \|would turn NetworkManager.s networking off' "$T/out")" = "0 3"
+check "rehearsal with NetworkManager: and the links ip would bring down" \
+	test "$(grep -c 'would bring .* down' "$T/out")" = 4
+check_diag "rehearsal with NetworkManager: nmcli only asked, never told to close anything" "$T/nmcli.log" \
+	fails grep -qv '^-t ' "$T/nmcli.log"
+check "rehearsal with NetworkManager: every link still up" all_up
+printf 'USE_NMCLI=auto\nKEEP=dum1\n' >"$T/net-down.conf"
+: >"$T/nmcli.log"
+rehearse_in_a
+check_diag "rehearsal with NetworkManager and KEEP=dum1: names the devices it would disconnect" "$T/out" \
+	test "$(grep -o 'would disconnect [a-z0-9]*' "$T/out" | sort | tr '\n' ,)" = "would disconnect dum0,would disconnect tun0,would disconnect va,"
+check "rehearsal with NetworkManager and KEEP=dum1: nothing disconnected, every link up" \
+	sh -c "! grep -qv '^-t ' '$T/nmcli.log' && [ '$(up_in "$A")' = 'dum0 dum1 lo tun0 va ' ]"
+ACTION_PATH=/usr/local/bin:/usr/bin:/bin
+rehearse_in_a setpriv --reuid=65534 --regid=65534 --clear-groups
+check "rehearsal, not root: exit non-zero, one line: needs root; every link still up" \
+	sh -c "[ $rc -ne 0 ] && [ '$(cat "$T/err")' = 'net-down: needs root: it runs only as a global action' ] && [ '$(up_in "$A")' = 'dum0 dum1 lo tun0 va ' ]"
 
 # --- through the real module: a global action, a duress login inside A ------
 mkdir -p "$T/pam.d" "$T/home/alice"

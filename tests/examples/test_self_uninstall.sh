@@ -12,6 +12,8 @@
 #      by rename (new inode, same mode, no temporary file left), user_dir=
 #      read from the stack, ALL_USERS=yes, ALSO_REMOVE=
 #   c-e. a missing, unsafe or unclean saved copy: refused, nothing changed
+#   f-g. a rehearsal (DURESS_REHEARSE=1) of a. and b.: says each step,
+#      changes nothing
 # and the machine's own files are byte for byte the same afterwards.
 #
 #   test_self_uninstall.sh EXAMPLES_DIR/self-uninstall DEBIAN_PAM_CONFIGS_DIR
@@ -79,10 +81,10 @@ install_actions() {
 	echo sig >/etc/duress.d/self-uninstall.sig
 	echo other >/etc/duress.d/alert
 }
-run_self() { # CASE
+run_self() { # CASE [VAR=VALUE]: VAR=VALUE (DURESS_REHEARSE) added to the environment
 	(cd / && exec 3</etc/duress.d/self-uninstall && env -i PATH=/usr/bin:/bin \
 		HOME=/root USER=root LOGNAME=root PAM_USER=exdu PAMUSER=exdu \
-		PAM_SERVICE=login PAM_TYPE=auth sh /dev/fd/3 </dev/null \
+		PAM_SERVICE=login PAM_TYPE=auth ${2:+"$2"} sh /dev/fd/3 </dev/null \
 		>"$R/$1.out" 2>"$R/$1.err") && echo 0 >"$R/$1.rc" || echo $? >"$R/$1.rc"
 }
 record_dirs() { # CASE
@@ -163,6 +165,47 @@ check "b: the user dir named by user_dir= deleted" fails exists b "$T/udirs/exdu
 check "b: ALL_USERS=yes: the other user's too" fails exists b "$T/udirs/exdv"
 check "b: ~/.duress kept (not the module's user_dir here)" exists b "$T/home/exdu/.duress"
 check "b: ALSO_REMOVE= deleted" fails exists b "$T/ns/extra"
+
+# --- f. a rehearsal (DURESS_REHEARSE=1) with the Debian profile: says, changes nothing ---
+# shellcheck disable=SC2016 # expanded by the inner shell
+in_namespace '
+	cp "$PROFILE_DIR/duress" "$PROFILE_DIR/duress-before" /usr/share/pam-configs/
+	pam-auth-update --enable duress
+	cp /etc/pam.d/common-auth "$R/f.enabled"
+	install_actions METHOD=auto
+	pam_sums >"$R/f.sums-before"
+	run_self f DURESS_REHEARSE=1
+	pam_sums >"$R/f.sums-after"
+	record_dirs f'
+check_diag "f (rehearsal, profile): exit 0, says the command and each path it would remove" "$R/f.out" \
+	[ "$(cat "$R/f.rc") $(cat "$R/f.out")" = "0 self-uninstall: would run: pam-auth-update --disable duress duress-before
+self-uninstall: would then restore from SAVED_PAM_DIR any of common-auth common-account common-password common-session common-session-noninteractive that still names the module
+self-uninstall: would remove $T/home/exdu/.duress (rm -rf --one-file-system)
+self-uninstall: would remove /etc/duress.d (rm -rf --one-file-system)" ]
+check "f (rehearsal, profile): /etc/pam.d unchanged, common-auth still names the module" \
+	sh -c "cmp -s '$R/f.sums-before' '$R/f.sums-after' && grep -q pam_duress '$R/f.enabled'"
+check "f (rehearsal, profile): /etc/duress.d and ~/.duress still there" \
+	sh -c "grep -qxF /etc/duress.d '$R/f.exists' && grep -qxF '$T/home/exdu/.duress' '$R/f.exists'"
+
+# --- g. a rehearsal with a hand-edited stack, ALL_USERS=yes and ALSO_REMOVE= ---
+# shellcheck disable=SC2016 # expanded by the inner shell
+in_namespace '
+	hand_edited_stack
+	mkdir "$T/ns/extra"
+	install_actions "SAVED_PAM_DIR=$T/ns/saved" ALL_USERS=yes "ALSO_REMOVE=$T/ns/extra"
+	pam_sums >"$R/g.sums-before"
+	run_self g DURESS_REHEARSE=1
+	pam_sums >"$R/g.sums-after"
+	record_dirs g'
+check_diag "g (rehearsal, restore): exit 0, says each file it would restore and each path it would remove" "$R/g.out" \
+	[ "$(cat "$R/g.rc") $(cat "$R/g.out")" = "0 self-uninstall: would restore /etc/pam.d/common-auth from $T/ns/saved/common-auth (a copy renamed over it)
+self-uninstall: would restore /etc/pam.d/su from $T/ns/saved/su (a copy renamed over it)
+self-uninstall: would remove $T/udirs/exdu (rm -rf --one-file-system)
+self-uninstall: would remove $T/udirs/exdv (rm -rf --one-file-system)
+self-uninstall: would remove $T/ns/extra (rm -rf --one-file-system)
+self-uninstall: would remove /etc/duress.d (rm -rf --one-file-system)" ]
+check "g (rehearsal, restore): /etc/pam.d unchanged" cmp -s "$R/g.sums-before" "$R/g.sums-after"
+check "g (rehearsal, restore): every directory still there" [ "$(wc -l <"$R/g.exists")" -eq 7 ]
 
 # --- c-e. refused, nothing changed ---
 # refusal CASE PREPARE EXPECTED-MESSAGE
