@@ -15,7 +15,7 @@
 
 #define NAME "duress"
 /* A config is a page of KEY=VALUE lines: a larger companion is data, not scanned. */
-#define TEXT_MAX (64U * 1024)
+#define TEXT_MAX ((size_t)65536)
 #define SYSFS_VALUE_MAX 64
 
 int duress_machine_parse(const char *s, enum duress_machine *ret)
@@ -47,10 +47,13 @@ static const char *sysfs_value(const char *path, char *buf, size_t size)
  * hand held, tablet, convertible, detachable. */
 static bool portable_chassis(void)
 {
-	static const int portable[] = { 8, 9, 10, 11, 14, 30, 31, 32 };
-	char buf[SYSFS_VALUE_MAX];
-	int type = atoi(sysfs_value("/sys/class/dmi/id/chassis_type", buf, sizeof(buf)));
+	static const long portable[] = { 8, 9, 10, 11, 14, 30, 31, 32 };
+	char buf[SYSFS_VALUE_MAX], *end = NULL;
+	long type =
+		strtol(sysfs_value("/sys/class/dmi/id/chassis_type", buf, sizeof(buf)), &end, 10);
 
+	if (end == buf || *end != '\0')
+		return false; /* no DMI (a VM, an ARM board): the batteries decide */
 	for (size_t i = 0; i < sizeof(portable) / sizeof(portable[0]); i++)
 		if (type == portable[i])
 			return true;
