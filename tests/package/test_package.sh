@@ -255,14 +255,17 @@ auth required pam_permit.so"
 auth [success=1 default=ignore] pam_unix.so nullok try_first_pass
 auth requisite pam_deny.so
 auth required pam_permit.so" "$LDIR"
-	pam-auth-update --enable duress >"$LOG" 2>&1
-	pam-auth-update --enable duress-laptop >"$LOG" 2>&1
-	check "Conflicts: with duress enabled, enabling duress-laptop leaves its line alone" \
-		test "$(grep '^auth.*pam_duress\.so' /etc/pam.d/common-auth | tr -s ' \t' ' ')" = \
-		"auth [success=2 default=ignore] pam_duress.so user_dir=/var/lib/duress/%u"
-	pam-auth-update --disable duress duress-laptop >"$LOG" 2>&1
-	check_same "duress and duress-laptop disabled: common-auth byte-identical to the original" \
-		"$ORIG" /etc/pam.d/common-auth
+	# Priority 258: enabling duress-laptop alone switches to it from either other profile.
+	for other in duress duress-before; do
+		pam-auth-update --enable "$other" >"$LOG" 2>&1
+		pam-auth-update --enable duress-laptop >"$LOG" 2>&1
+		check "Conflicts: with $other enabled, enabling duress-laptop leaves its line alone" \
+			test "$(grep '^auth.*pam_duress\.so' /etc/pam.d/common-auth | tr -s ' \t' ' ')" = \
+			"auth [success=2 default=ignore] pam_duress.so user_dir=/var/lib/duress/%u"
+		pam-auth-update --disable "$other" duress-laptop >"$LOG" 2>&1
+		check_same "$other and duress-laptop disabled: common-auth byte-identical to the original" \
+			"$ORIG" /etc/pam.d/common-auth
+	done
 
 	# --- upgrade, then purge, with a profile enabled ------------------------------------------
 	pam-auth-update --enable duress-laptop >"$LOG" 2>&1
