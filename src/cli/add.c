@@ -748,7 +748,7 @@ static int creatable(const struct target *t)
 		"-o %s -g %s -m 700 %s\n",
 		duress_escape(t->dir, shown, sizeof(shown)),
 		duress_escape(p->pw.pw_name, user, sizeof(user)),
-		g ? duress_escape(g->gr_name, group, sizeof(group)) : p->pw.pw_name, shown);
+		duress_escape(g ? g->gr_name : p->pw.pw_name, group, sizeof(group)), shown);
 	free(p);
 	return -1;
 }
