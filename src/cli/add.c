@@ -725,7 +725,7 @@ static int open_target(struct target *t)
 static int creatable(const struct target *t)
 {
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], parent[PATH_MAX];
-	char user[DURESS_ESCAPED_SIZE(64)], group[DURESS_ESCAPED_SIZE(64)];
+	char user[DURESS_ESCAPED_SIZE(LOGIN_NAME_MAX)], group[DURESS_ESCAPED_SIZE(LOGIN_NAME_MAX)];
 	struct duress_account *p = NULL;
 	struct group *g;
 	struct stat st;

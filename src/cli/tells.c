@@ -111,7 +111,7 @@ static bool names_it(const char *s, size_t len)
 
 void duress_tell_home_dir(const char *shown, const char *user)
 {
-	char who[DURESS_ESCAPED_SIZE(64)];
+	char who[DURESS_ESCAPED_SIZE(LOGIN_NAME_MAX)];
 
 	printf("%s: WARN: inside %s's home, where whoever browses the home finds it; fix: "
 	       "keep the actions outside the home: sudo pam-auth-update --enable duress-laptop "
@@ -227,7 +227,7 @@ static int tell_companions(const struct duress_dir *dir, size_t i, const char *h
 			   const char *user)
 {
 	const struct duress_action *a = &dir->actions[i];
-	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], who[DURESS_ESCAPED_SIZE(64)];
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], who[DURESS_ESCAPED_SIZE(LOGIN_NAME_MAX)];
 
 	/* A malformed signature's fields are whatever the parse left: no paths to trust. */
 	bool bound = !a->legacy && a->skip != DURESS_SKIP_SIG_MALFORMED;
