@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -17,6 +18,7 @@
 
 #include "cli/check.h"
 #include "cli/password.h"
+#include "cli/setfile.h"
 #include "cli/signing.h"
 #include "core/actions.h"
 #include "core/account.h"
@@ -41,6 +43,8 @@ struct add_opts {
 	bool list, global, no_edit, from_stdin, force;
 	const char *examples_dir;
 	const char *sets[MAX_SETS];
+	char *read_sets[MAX_SETS]; /* --set-file: NULL, or what sets[i] points to, ours */
+	bool from_file[MAX_SETS];  /* sets[i] is still --set-file's KEY=FILE */
 	size_t n_sets;
 	struct duress_sign_opts sign; /* cost and pam_dir, as for duress sign */
 };
@@ -69,8 +73,9 @@ struct target {
 static void add_usage(FILE *out)
 {
 	fputs("Usage: duress add --list [--examples-dir DIR]\n"
-	      "       duress add EXAMPLE [--global] [--set KEY=VALUE]... [--no-edit] [--stdin]\n"
-	      "                  [--force] [--examples-dir DIR] [--pam-dir DIR]\n"
+	      "       duress add EXAMPLE [--global] [--set KEY=VALUE]... [--set-file KEY=FILE]...\n"
+	      "                  [--no-edit] [--stdin] [--force] [--examples-dir DIR]\n"
+	      "                  [--pam-dir DIR]\n"
 	      "                  [--memlimit BYTES] [--opslimit N]\n"
 	      "\n"
 	      "Copies the example action EXAMPLE and its EXAMPLE.conf into your per-user\n"
@@ -87,6 +92,9 @@ static void add_usage(FILE *out)
 	      "                     KEY= line is replaced, or the value goes after the\n"
 	      "                     last commented #KEY= line; repeated, one line each,\n"
 	      "                     in order (list keys); no editor\n"
+	      "  --set-file KEY=FILE  the same, the value being the first line of FILE\n"
+	      "                     (- : standard input), so it stays out of argv and\n"
+	      "                     the shell's history; at most 4096 bytes\n"
 	      "  --no-edit          do not open the config in an editor\n"
 	      "  --stdin            read the password as one line from standard input\n"
 	      "  --force            replace an EXAMPLE or EXAMPLE.conf already there\n"
@@ -104,6 +112,7 @@ enum {
 	OPT_LIST = 256,
 	OPT_GLOBAL,
 	OPT_SET,
+	OPT_SET_FILE,
 	OPT_NO_EDIT,
 	OPT_STDIN,
 	OPT_FORCE,
@@ -117,6 +126,7 @@ static const struct option add_options[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "global", no_argument, NULL, OPT_GLOBAL },
 	{ "set", required_argument, NULL, OPT_SET },
+	{ "set-file", required_argument, NULL, OPT_SET_FILE },
 	{ "no-edit", no_argument, NULL, OPT_NO_EDIT },
 	{ "stdin", no_argument, NULL, OPT_STDIN },
 	{ "force", no_argument, NULL, OPT_FORCE },
@@ -134,10 +144,12 @@ static int apply_option(struct add_opts *o, int opt, int *status)
 	*status = 2;
 	switch (opt) {
 	case OPT_SET:
+	case OPT_SET_FILE:
 		if (o->n_sets == MAX_SETS) {
-			fprintf(stderr, "duress add: at most %d --set\n", MAX_SETS);
+			fprintf(stderr, "duress add: at most %d --set and --set-file\n", MAX_SETS);
 			return -1;
 		}
+		o->from_file[o->n_sets] = opt == OPT_SET_FILE;
 		o->sets[o->n_sets++] = optarg;
 		return 0;
 	case OPT_EXAMPLES_DIR:
@@ -469,6 +481,57 @@ static size_t set_key(const char *set)
 	return (size_t)(eq - set);
 }
 
+/*
+ * --set-file's usage errors, before anything is read: a KEY=FILE that is
+ * not one, and standard input wanted twice (the password's --stdin, or two
+ * "-"): whichever came second would read nothing.
+ */
+static int check_set_files(const struct add_opts *o)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX + KEY_SIZE)];
+	size_t readers = o->from_stdin;
+
+	for (size_t i = 0; i < o->n_sets; i++) {
+		const char *eq = strchr(o->sets[i], '=');
+
+		if (!o->from_file[i])
+			continue;
+		if (!eq || !is_key(o->sets[i], (size_t)(eq - o->sets[i])) ||
+		    (size_t)(eq - o->sets[i]) > KEY_MAX || !eq[1]) {
+			fprintf(stderr, "duress add: --set-file %s: not KEY=FILE\n",
+				duress_escape(o->sets[i], shown, sizeof(shown)));
+			return -1;
+		}
+		readers += duress_set_file_is_stdin(o->sets[i]);
+	}
+	if (readers > 1)
+		fprintf(stderr,
+			"duress add: %s both read standard input: give the value in a file\n",
+			o->from_stdin ? "--set-file KEY=- and --stdin" : "two --set-file KEY=-");
+	return readers > 1 ? -1 : 0;
+}
+
+/* Each --set-file's value, read: sets[i] becomes its KEY=VALUE.  -1 after a one-line error. */
+static int read_set_files(struct add_opts *o)
+{
+	for (size_t i = 0; i < o->n_sets; i++) {
+		if (!o->from_file[i])
+			continue;
+		o->read_sets[i] = duress_set_file_read(o->sets[i]);
+		if (!o->read_sets[i])
+			return -1;
+		o->sets[i] = o->read_sets[i];
+		o->from_file[i] = false;
+	}
+	return 0;
+}
+
+static void free_set_files(struct add_opts *o)
+{
+	for (size_t i = 0; i < o->n_sets; i++)
+		duress_set_file_free(o->read_sets[i]);
+}
+
 /* Whether the line is "KEY=..." or "#KEY=...", KEY a key; its length in *key_len. */
 static bool key_line(const char *line, size_t len, size_t *key_len)
 {
@@ -652,6 +715,44 @@ static int open_target(struct target *t)
 	return 0;
 }
 
+/*
+ * A per-user directory that is missing where the user cannot create it
+ * (user_dir=/var/lib/duress/%u under a root-owned parent): said before the
+ * password is asked, with the one command that makes it.  The parent is
+ * not opened up instead: in a world-writable one, another user could take
+ * the name first.
+ */
+static int creatable(const struct target *t)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], parent[PATH_MAX];
+	char user[DURESS_ESCAPED_SIZE(LOGIN_NAME_MAX)], group[DURESS_ESCAPED_SIZE(LOGIN_NAME_MAX)];
+	struct duress_account *p = NULL;
+	struct group *g;
+	struct stat st;
+	char *slash;
+
+	snprintf(parent, sizeof(parent), "%s", t->dir);
+	slash = strrchr(parent, '/');
+	if (t->scope != DURESS_SCOPE_USER || !slash || lstat(t->dir, &st) == 0 || errno != ENOENT)
+		return 0;
+	*(slash == parent ? slash + 1 : slash) = '\0';
+	/* access(): the real ids, the user's even under a set-id wrapper. */
+	if (stat(parent, &st) < 0 || access(parent, W_OK | X_OK) == 0 || errno != EACCES ||
+	    duress_getpw(NULL, getuid(), &p) < 0 || !p) {
+		free(p);
+		return 0;
+	}
+	g = getgrgid(getgid());
+	fprintf(stderr,
+		"duress add: %s does not exist and you cannot create it; fix: sudo install -d "
+		"-o %s -g %s -m 700 %s\n",
+		duress_escape(t->dir, shown, sizeof(shown)),
+		duress_escape(p->pw.pw_name, user, sizeof(user)),
+		duress_escape(g ? g->gr_name : p->pw.pw_name, group, sizeof(group)), shown);
+	free(p);
+	return -1;
+}
+
 static int choose_target(const struct add_opts *o, const struct duress_opts *mo, struct target *t)
 {
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
@@ -684,7 +785,7 @@ static int choose_target(const struct add_opts *o, const struct duress_opts *mo,
 			duress_escape(t->dir, shown, sizeof(shown)));
 		return -1;
 	}
-	return 0;
+	return creatable(t);
 }
 
 /* Refuses to replace what the user has, unless --force; asks nothing yet, writes nothing. */
@@ -949,6 +1050,8 @@ int duress_cmd_add(int argc, char **argv)
 		      stderr);
 		return 2;
 	}
+	if (check_set_files(&o) < 0)
+		return 2;
 	if (load_example(o.examples_dir, argv[first], &ex) < 0)
 		return 1;
 	lines = duress_module_lines_read(o.sign.pam_dir, &mo);
@@ -956,8 +1059,9 @@ int duress_cmd_add(int argc, char **argv)
 		fputs("duress add: out of memory\n", stderr);
 		status = 1;
 	} else {
-		status = install(&o, &ex, &mo);
+		status = read_set_files(&o) < 0 ? 1 : install(&o, &ex, &mo);
 	}
+	free_set_files(&o);
 	duress_module_lines_free(lines);
 	example_free(&ex);
 	return status;

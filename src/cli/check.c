@@ -19,12 +19,15 @@
 #include "core/safe_open.h"
 #include "core/shebang.h"
 #include "cli/pamstack.h"
+#include "cli/tells.h"
 
 #define MAX_SERVICES 64 /* --service */
 #define MAX_FOUND 256   /* services found in the PAM directory */
 #define MAX_MODULE_LINES 8
 #define PAM_DIR_DEFAULT "/etc/pam.d"
 #define PAM_CONFIGS_DEFAULT "/usr/share/pam-configs" /* Debian's pam-auth-update profiles */
+/* "FILE:LINE (MODULE)", both escaped. */
+#define ENTRY_NAME_SIZE (DURESS_ESCAPED_SIZE(PATH_MAX) + DURESS_ESCAPED_SIZE(256) + 128)
 
 struct check_opts {
 	const char *user;
@@ -34,19 +37,21 @@ struct check_opts {
 	const char *pam_configs; /* where the Debian package's profiles would be */
 	const char *services[MAX_SERVICES];
 	size_t n_services;
+	enum duress_machine machine;
 };
 
 static void check_usage(FILE *out)
 {
 	fputs("Usage: duress check [--user USER] [--service NAME]... [--pam-dir DIR]\n"
 	      "                    [--pam-configs-dir DIR] [--global-dir DIR]\n"
-	      "                    [--user-dir TEMPLATE]\n"
+	      "                    [--user-dir TEMPLATE] [--machine laptop|server|auto]\n"
 	      "\n"
 	      "Reads the PAM stack of each service and says whether a duress password\n"
 	      "reaches pam_duress.so and logs in; then lists every action of USER's\n"
 	      "directory (default: yours) and of the global directory, as the module\n"
 	      "line's options see them, with ARMED or the reason the module will skip\n"
-	      "it.  Exit 0 only if every stack is right and every action is armed.\n"
+	      "it; WARN lines name what a coercer could notice.  Exit 0 only if every\n"
+	      "stack is right and every action is armed (a WARN does not count).\n"
 	      "\n"
 	      "  --user USER          whose per-user directory to check\n"
 	      "  --service NAME       the PAM service to check (repeatable; default: those\n"
@@ -59,7 +64,10 @@ static void check_usage(FILE *out)
 	      "                       global_dir=, else " DURESS_GLOBAL_DIR "; \"\" skips it)\n"
 	      "  --user-dir TEMPLATE  per-user directory, %h = home, %u = user (default: the\n"
 	      "                       module line's user_dir=, else " DURESS_USER_DIR_DEFAULT
-	      "; \"\" skips it)\n",
+	      "; \"\" skips it)\n"
+	      "  --machine KIND       laptop: warn about the after-pam_unix placement;\n"
+	      "                       server: do not; auto (default): a laptop if\n"
+	      "                       /sys shows a portable chassis or a battery\n",
 	      out);
 }
 
@@ -73,6 +81,7 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 		{ "service", required_argument, NULL, 's' },
 		{ "pam-dir", required_argument, NULL, 'p' },
 		{ "pam-configs-dir", required_argument, NULL, 'c' },
+		{ "machine", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -90,6 +99,8 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 			o->pam_dir = optarg;
 		} else if (opt == 'c') {
 			o->pam_configs = optarg;
+		} else if (opt == 'm' && duress_machine_parse(optarg, &o->machine) == 0) {
+			continue;
 		} else if (opt == 's' && o->n_services < MAX_SERVICES && *optarg &&
 			   !strchr(optarg, '/') && optarg[0] != '.') {
 			o->services[o->n_services++] = optarg;
@@ -100,6 +111,8 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 				fprintf(stderr, "duress check: --service: %s\n",
 					o->n_services == MAX_SERVICES ? "at most 64" :
 									"not a service name");
+			else if (opt == 'm')
+				fputs("duress check: --machine: laptop, server or auto\n", stderr);
 			else
 				fputs("duress: try 'duress check --help'\n", stderr);
 			*status = opt == 'h' ? 0 : 2;
@@ -214,7 +227,7 @@ static int report_dir(const char *path, const struct duress_dir *dir, bool legac
  * are the module line's; files are opened with as's rights (NULL: ours), as
  * the module opens them.  only (not NULL): that action's line alone.
  */
-static int check_dir(const char *path, enum duress_scope scope, uid_t owner,
+static int check_dir(const char *path, enum duress_scope scope, const struct passwd *owner,
 		     const struct duress_identity *as, const struct duress_opts *mo,
 		     const char *only, int *actions)
 {
@@ -226,7 +239,7 @@ static int check_dir(const char *path, enum duress_scope scope, uid_t owner,
 
 	duress_escape(path, shown, sizeof(shown));
 	/* legacy_ok: list legacy signatures, armed only with legacy_sha256. */
-	r = duress_dir_load(&dir, path, scope, owner, caps, true, as);
+	r = duress_dir_load(&dir, path, scope, owner ? owner->pw_uid : 0, caps, true, as);
 	if (r == -ENOENT) {
 		printf("%s: no such directory (no %s actions)\n", shown,
 		       scope == DURESS_SCOPE_GLOBAL ? "global" : "per-user");
@@ -254,6 +267,12 @@ static int check_dir(const char *path, enum duress_scope scope, uid_t owner,
 		return 1;
 	}
 	bad = report_dir(shown, &dir, mo->legacy_sha256, only, actions);
+	/* The whole check tells; add's one line for its new action does not. */
+	if (!only && duress_tells_dir(shown, &dir, owner ? owner->pw_dir : NULL,
+				      owner ? owner->pw_name : NULL) < 0) {
+		fputs("duress: cannot give back the rights a user's file was read with\n", stderr);
+		exit(2);
+	}
 	duress_dir_free(&dir);
 	return bad;
 }
@@ -273,9 +292,20 @@ static int check_user_dir(const char *path, const struct passwd *pw, const struc
 			strerror_r(-r, buf, sizeof(buf)));
 		return 1;
 	}
-	bad = check_dir(path, DURESS_SCOPE_USER, pw->pw_uid, &as, mo, only, actions);
+	bad = check_dir(path, DURESS_SCOPE_USER, pw, &as, mo, only, actions);
 	duress_identity_free(&as);
 	return bad;
+}
+
+/* A per-user directory in the home is what a coercer in the session finds first. */
+static void tell_home(const char *path, const struct passwd *pw)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	struct stat st;
+
+	/* Only one that exists: no directory, nothing to find. */
+	if (duress_in_home(path, pw->pw_dir) && lstat(path, &st) == 0)
+		duress_tell_home_dir(duress_escape(path, shown, sizeof(shown)), pw->pw_name);
 }
 
 static int check_user(const struct check_opts *o, const struct duress_opts *mo, int *bad,
@@ -305,6 +335,8 @@ static int check_user(const struct check_opts *o, const struct duress_opts *mo, 
 		fprintf(stderr, "duress: --user-dir %s cannot be expanded for %s\n", mo->user_dir,
 			p->pw.pw_name);
 	else
+		tell_home(path, &p->pw);
+	if (r == 0)
 		*bad += check_user_dir(path, &p->pw, mo, NULL, actions);
 	free(p);
 	return r < 0 ? -1 : 0;
@@ -320,6 +352,9 @@ struct module_line {
 struct stack_report {
 	const char *pam_dir;
 	bool debian_profile; /* pam-auth-update has the package's "duress" profile */
+	bool laptop;         /* the after-pam_unix placement is a tell here */
+	char after[MAX_MODULE_LINES][ENTRY_NAME_SIZE]; /* module lines placed after pam_unix */
+	size_t n_after;
 	struct module_line lines[MAX_MODULE_LINES];
 	size_t n_lines;
 	int bad; /* services whose stack is wrong */
@@ -422,7 +457,6 @@ static int module_opts(const struct module_line *m, struct duress_opts *o)
 }
 
 /* "FILE:LINE (module)", escaped. */
-#define ENTRY_NAME_SIZE (DURESS_ESCAPED_SIZE(PATH_MAX) + DURESS_ESCAPED_SIZE(256) + 128)
 
 static const char *entry_name(const struct duress_pam_entry *e, char *buf, size_t len)
 {
@@ -605,6 +639,19 @@ static const char *service_note(const struct duress_pam_stack *s)
 	return "";
 }
 
+/* Notes a module line placed after pam_unix, each once: a tell on a laptop. */
+static void keep_after(struct stack_report *rep, const struct duress_pam_entry *module)
+{
+	char name[ENTRY_NAME_SIZE];
+
+	entry_name(module, name, sizeof(name));
+	for (size_t i = 0; i < rep->n_after; i++)
+		if (strcmp(rep->after[i], name) == 0)
+			return;
+	if (rep->n_after < MAX_MODULE_LINES)
+		memcpy(rep->after[rep->n_after++], name, sizeof(name));
+}
+
 /*
  * One service: one line (after its module line's option problems, said
  * once).  named: the user asked for it with --service.
@@ -666,6 +713,8 @@ static void check_service(struct stack_report *rep, const char *service, bool na
 		rep->bad++;
 	} else {
 		rep->bad += !report_placed(service, named, &v, &mo, real.reaches_module);
+		if (!real.reaches_module && v.module)
+			keep_after(rep, v.module);
 	}
 	duress_pam_free(&s);
 }
@@ -699,6 +748,8 @@ static int check_stack(struct stack_report *rep, const struct check_opts *o)
 		check_service(rep, services[i], o->n_services > 0);
 	for (int i = 0; services == (const char *const *)found && i < n; i++)
 		free(found[i]);
+	for (size_t i = 0; rep->laptop && i < rep->n_after; i++)
+		duress_tell_after_placement(rep->after[i], rep->debian_profile);
 	return 0;
 }
 
@@ -717,7 +768,8 @@ static int check_dirs(const struct check_opts *o, const struct module_line *m, i
 	if (check_user(o, &mo, bad, actions) < 0)
 		return -1;
 	if (*mo.global_dir)
-		*bad += check_dir(mo.global_dir, DURESS_SCOPE_GLOBAL, 0, NULL, &mo, NULL, actions);
+		*bad += check_dir(mo.global_dir, DURESS_SCOPE_GLOBAL, NULL, NULL, &mo, NULL,
+				  actions);
 	return 0;
 }
 
@@ -772,6 +824,7 @@ int duress_cmd_check(int argc, char **argv)
 	}
 	rep.pam_dir = o.pam_dir ? o.pam_dir : "";
 	rep.debian_profile = has_profile(o.pam_configs);
+	rep.laptop = duress_machine_is_laptop(o.machine);
 	if (*rep.pam_dir && check_stack(&rep, &o) < 0)
 		return 2;
 	status = check_all_dirs(&o, &rep, &bad, &actions) < 0 ? 2 : 0;
@@ -913,7 +966,7 @@ int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, c
 	int actions = 0, bad;
 
 	if (scope == DURESS_SCOPE_GLOBAL) {
-		bad = check_dir(dir, scope, 0, NULL, mo, name, &actions);
+		bad = check_dir(dir, scope, NULL, NULL, mo, name, &actions);
 	} else if (duress_getpw(NULL, getuid(), &p) == 0 && p) {
 		bad = check_user_dir(dir, &p->pw, mo, name, &actions);
 	} else {

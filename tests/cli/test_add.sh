@@ -244,11 +244,18 @@ EOF
 chmod 755 "$T/ed"
 # pty_add VAR=VALUE: duress add demo --force at a terminal with that editor variable.
 pty_add() {
-	env -u VISUAL -u EDITOR "$1" python3 - "$PW" $WRAP "$DURESS" add demo --force --pam-dir "$T/pam" --examples-dir "$EX" --memlimit 8K --opslimit 1 <<'EOF'
+	env -u VISUAL -u EDITOR "$1" python3 -c "$PTY_PY" "$PW" $WRAP "$DURESS" add demo --force --pam-dir "$T/pam" --examples-dir "$EX" --memlimit 8K --opslimit 1
+}
+# PTY_PY PASSWORD COMMAND...: runs COMMAND on a new terminal, answering the
+# password prompts; with PTY_STDIN=FILE, its standard input is FILE (the
+# terminal stays its controlling one, where the password is asked).
+PTY_PY=$(cat <<'EOF'
 import os, pty, select, sys, time
 pw, argv = sys.argv[1].encode(), sys.argv[2:]
 pid, fd = pty.fork()
 if pid == 0:
+    if os.environ.get("PTY_STDIN"):
+        os.dup2(os.open(os.environ["PTY_STDIN"], os.O_RDONLY), 0)
     os.execvp(argv[0], argv)
 seen, answered, end = b"", 0, time.monotonic() + 60
 while time.monotonic() < end:
@@ -269,7 +276,7 @@ _, status = os.waitpid(pid, 0)
 sys.stdout.write(seen.decode(errors="replace"))
 sys.exit(os.waitstatus_to_exitcode(status))
 EOF
-}
+)
 out=$(pty_add EDITOR="$T/ed")
 check "editor: exit 0" test $? -eq 0
 check "editor: \$EDITOR ran on the config, with one argument" test "$(tail -n1 "$TD/demo.conf")" = "EDITED=1"
@@ -286,5 +293,72 @@ before=$(listing "$TD")
 out=$(pty_add EDITOR="$T/badeditor")
 check "editor fails: exit 1, nothing signed" test $? -eq 1 -a -z "$(grep ": signed (" <<<"$out")"
 check "editor fails: what was there is as it was" test "$(listing "$TD")" = "$before"
+
+# --- --set-file: a value that stays out of argv and the shell's history (issue 18, item 3) --
+printf 'https://ntfy.example/secret-topic\nnot this line\n' >"$T/value"
+out=$(echo "$PW" | add demo --stdin --force --set-file "GREETING=$T/value" 2>"$T/err")
+check "--set-file: exit 0, ARMED" test $? -eq 0 -a -n "$(grep -x "$TD/demo: ARMED" <<<"$out")"
+check "--set-file: the first line of the file, without its newline, is the value" \
+	test "$(grep '^GREETING=' "$TD/demo.conf")" = "GREETING=https://ntfy.example/secret-topic"
+printf 'one\n' >"$T/t1" && printf 'two' >"$T/t2"
+echo "$PW" | add demo --stdin --force --set-file "TARGET=$T/t1" --set TARGET=mid --set-file "TARGET=$T/t2" >/dev/null 2>&1
+check "--set-file repeated with --set: one line each, in order (a list key); no newline needed" \
+	test "$(grep '^TARGET=' "$TD/demo.conf" | tr '\n' ' ')" = "TARGET=first TARGET=one TARGET=mid TARGET=two "
+printf 'from standard input\n' >"$T/stdin-value"
+out=$(PTY_STDIN=$T/stdin-value python3 -c "$PTY_PY" "$PW" $WRAP "$DURESS" add demo --force --set-file GREETING=- \
+	--pam-dir "$T/pam" --examples-dir "$EX" --memlimit 8K --opslimit 1)
+check "--set-file KEY=-: the value from standard input, the password at the terminal: ARMED" \
+	test $? -eq 0 -a -n "$(grep "$TD/demo: ARMED" <<<"$out")"
+check "--set-file KEY=-: the value set" grep -qx "GREETING=from standard input" "$TD/demo.conf"
+before=$(listing "$TD")
+# refused DESCRIPTION EXIT LINE ARGS...: exit EXIT, stderr exactly LINE, nothing written.
+refused() {
+	local what=$1 want=$2 line=$3 rc
+	shift 3
+	err=$(echo "$PW" | add demo --force "$@" 2>&1 >/dev/null)
+	rc=$?
+	check "$what: exit $want, one line, nothing written" \
+		test "$rc" -eq "$want" -a "$err" = "$line" -a "$(listing "$TD")" = "$before"
+}
+head -c 4097 /dev/zero | tr '\0' x >"$T/long"
+refused "--set-file, a first line over 4096 bytes" 1 \
+	"duress add: --set-file GREETING=$T/long: its first line is longer than 4096 bytes" \
+	--stdin --set-file "GREETING=$T/long"
+printf 'a\0b\n' >"$T/nul"
+refused "--set-file, a NUL byte" 1 "duress add: --set-file GREETING=$T/nul: its first line holds a NUL byte" \
+	--stdin --set-file "GREETING=$T/nul"
+refused "--set-file, a missing file" 1 "duress add: --set-file GREETING=$T/missing: No such file or directory" \
+	--stdin --set-file "GREETING=$T/missing"
+refused "--set-file KEY=- with --stdin" 2 \
+	"duress add: --set-file KEY=- and --stdin both read standard input: give the value in a file" \
+	--stdin --set-file GREETING=-
+refused "two --set-file KEY=-" 2 \
+	"duress add: two --set-file KEY=- both read standard input: give the value in a file" \
+	--set-file GREETING=- --set-file TARGET=-
+refused "--set-file without =FILE" 2 "duress add: --set-file GREETING: not KEY=FILE" --stdin --set-file GREETING
+printf 'x\r\n' >"$T/cr"
+refused "--set-file, a carriage return: the same check as --set" 1 \
+	"duress add: --set GREETING: the value must be one line" --stdin --set-file "GREETING=$T/cr"
+head -c 4096 /dev/zero | tr '\0' y >"$T/max"
+echo "$PW" | add demo --stdin --force --set-file "GREETING=$T/max" >/dev/null 2>&1
+check "--set-file, exactly 4096 bytes: taken" test "$(grep -c "^GREETING=y\{4096\}\$" "$TD/demo.conf")" -eq 1
+
+# --- a per-user directory the user cannot make (user_dir=/var/lib/duress/%u) -----------------
+# A root-owned 0711 parent, as the package makes /var/lib/duress.
+mkdir -m 711 "$T/locked" && mkdir "$T/lpam"
+echo "auth sufficient pam_duress.so user_dir=$T/locked/%u" >"$T/lpam/common-auth"
+echo "@include common-auth" >"$T/lpam/login"
+if [ "$(id -u)" -eq 0 ]; then
+	as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	who=$(id -nu 65534) group=$(getent group 65534 | cut -d: -f1)
+else
+	as=() who=$(id -un) group=$(id -gn)
+	chmod 555 "$T/locked"
+fi
+err=$(echo "$PW" | "${as[@]}" $WRAP "$DURESS" add demo --stdin --pam-dir "$T/lpam" --examples-dir "$EX" 2>&1 >/dev/null)
+rc=$?
+check "user_dir= under a parent the user cannot write: exit 1, one line naming the install -d that makes it" \
+	test "$rc" -eq 1 -a "$err" = "duress add: $T/locked/$who does not exist and you cannot create it; fix: sudo install -d -o $who -g $group -m 700 $T/locked/$who"
+check "user_dir= under a parent the user cannot write: nothing written" test -z "$(ls -A "$T/locked")"
 
 tap_end

@@ -365,6 +365,73 @@ stack signdefaults 'auth required pam_unix.so\n'
 err=$(duress sign --pam-dir "$P" --stdin --memlimit 8K --opslimit 1 "$D/lost" 2>&1 >/dev/null <<<"Check-pw-1")
 check "sign with no module line: the defaults, said" test "$err" = "duress: $D/lost: warning: not in a directory the module reads (user_dir=%h/.duress, global_dir=/etc/duress.d: the module's defaults, no pam_duress.so line in $P)"
 
+# --- Issue 18, item 3: the tells duress check can see ---------------------------------------
+# lacks DESCRIPTION EXIT PATTERN LINE: exit EXIT, the output has the whole LINE (the
+# part that runs), and no line matches PATTERN (what must not be said).
+lacks() {
+	if [ "$rc" -eq "$2" ] && grep -qxF -- "$4" <<<"$out" && ! grep -q -- "$3" <<<"$out"; then
+		ok "$1"
+	else
+		not_ok "$1: expected exit $2, the line '$4' and none like '$3', got exit $rc"
+	fi
+}
+LAPTOP_FIX="fix: sudo pam-auth-update --enable duress-laptop (or duress-before)"
+AFTER_WARN="WARN: common-auth:2 (pam_duress.so) is after pam_unix on a laptop: a duress login leaves a pam_unix failure line and takes longer"
+stack typical "$TYPICAL"
+run_check "${NODIRS[@]}" --pam-configs-dir "$T/pam-configs" --machine laptop
+has "laptop, after pam_unix: a WARN naming the log line and the time, fix: the laptop profile" 0 "$AFTER_WARN; $LAPTOP_FIX"
+run_check "${NODIRS[@]}" --machine laptop
+has "laptop, after pam_unix, no Debian profile: the fix is moving the line" 0 "$AFTER_WARN; fix: put the pam_duress.so line before pam_unix.so (README, Before pam_unix instead)"
+check "laptop, after pam_unix: one WARN for the one module line of three services" test "$(grep -c '^WARN: ' <<<"$out")" -eq 1
+run_check "${NODIRS[@]}" --pam-configs-dir "$T/pam-configs" --machine server
+lacks "server, after pam_unix: no WARN" 0 "WARN" "service sshd: OK: common-auth:2 (pam_duress.so) is reached when the real password fails, and a duress password logs in"
+stack before 'auth [success=done default=ignore] pam_duress.so\nauth [success=1 default=ignore] pam_unix.so nullok try_first_pass\nauth requisite pam_deny.so\nauth required pam_permit.so\n'
+run_check "${NODIRS[@]}" --pam-configs-dir "$T/pam-configs" --machine laptop
+lacks "laptop, before pam_unix: no WARN" 0 "WARN" "service sshd: OK: common-auth:1 (pam_duress.so) is reached before pam_unix: every password passes it, and a duress password logs in"
+out=$(duress check --pam-dir "" "${NODIRS[@]}" --machine desktop 2>&1)
+rc=$?
+check "--machine desktop: one line, exit 2" test "$rc" -eq 2 -a "$out" = "duress check: --machine: laptop, server or auto"
+
+# The home a coercer browses: an account of nss_wrapper's whose home is in $T.
+H=$T/tells/home
+mkdir -p "$H/.duress" "$T/tells/outside" && chmod 700 "$H/.duress" "$T/tells/outside"
+printf 'me:x:%s:%s:me:%s:/bin/sh\n' "$(id -u)" "$(id -g)" "$H" >"$T/tells/passwd"
+printf 'me:x:%s:\n' "$(id -g)" >"$T/tells/group"
+as_me() {
+	LD_PRELOAD=${DURESS_PRELOAD_ASAN:+$DURESS_PRELOAD_ASAN:}libnss_wrapper.so \
+		NSS_WRAPPER_PASSWD=$T/tells/passwd NSS_WRAPPER_GROUP=$T/tells/group "$DURESS" "$@"
+}
+D=$H/.duress
+# An action whose body names DURESS_REHEARSE: bodies are not scanned.
+printf '#!/bin/sh\n[ -n "${DURESS_REHEARSE:-}" ] && exit 0\necho hi\n' >"$D/duress-alert" && chmod 700 "$D/duress-alert"
+printf '# settings\nTITLE=Duress login\nURL=https://example.org/x\n' >"$D/alert.conf" && chmod 600 "$D/alert.conf"
+sign --also "$D/alert.conf" "$D/duress-alert"
+new_action calm
+printf 'TITLE=Login\n' >"$D/calm.conf" && chmod 600 "$D/calm.conf"
+sign --also "$D/calm.conf" "$D/calm"
+out=$(as_me check --pam-dir "" --global-dir "" 2>&1)
+rc=$?
+echo "$out" | diag
+HOME_WARN="$D: WARN: inside me's home, where whoever browses the home finds it; fix: keep the actions outside the home: sudo pam-auth-update --enable duress-laptop (or user_dir=/var/lib/duress/%u on the module line), then move them there"
+has "the default user_dir= (~/.duress): a WARN naming the directory, fix: the laptop profile" 0 "$HOME_WARN"
+has "\"duress\" in an action's name: a WARN naming the file" 0 "$D/duress-alert: WARN: \"duress\" in the file name, which whoever lists the directory sees; fix: rename it (an action with its .sig; a companion file, then sign its action again with --also)"
+has "TITLE=Duress login in a bound config: a WARN naming the file and the key" 0 "$D/alert.conf: WARN: TITLE= names the project, which whoever reads this file, or what the action sends, sees; fix: choose a neutral value, then sign the action again"
+check "no WARN for a neutral action and config, nor for an action's body" test "$(grep -c 'WARN' <<<"$out")" -eq 3
+printf '# the duress alert\nTITLE=Login\n' >"$D/calm.conf"
+sign --also "$D/calm.conf" "$D/calm"
+out=$(as_me check --pam-dir "" --global-dir "" 2>&1)
+rc=$?
+has "the project's name in a comment: one WARN naming the file and the line" 0 "$D/calm.conf: WARN: line 1 names the project, which whoever reads this file sees; fix: reword or delete the lines that do, then sign the action again"
+# The same, outside the home: no home WARN, but a config left in the home is one.
+D=$T/tells/outside
+printf 'TITLE=Login\n' >"$H/notes.conf" && chmod 600 "$H/notes.conf"
+new_action duress-wipe && sign --also "$H/notes.conf" "$D/duress-wipe"
+out=$(as_me check --pam-dir "" --global-dir "" --user-dir "$D" 2>&1)
+rc=$?
+echo "$out" | diag
+lacks "user_dir= outside the home: no home WARN for it (the name WARN still)" 0 "^$D: WARN" "$D/duress-wipe: WARN: \"duress\" in the file name, which whoever lists the directory sees; fix: rename it (an action with its .sig; a companion file, then sign its action again with --also)"
+has "a bound config inside the home, the directory outside: a WARN naming the config" 0 "$H/notes.conf: WARN: a companion file inside me's home, where whoever browses the home finds it; fix: move it next to its action, then sign the action again with --also naming the new place"
+
 # Usage errors.
 duress check --bogus >/dev/null 2>&1
 if [ $? -eq 2 ]; then ok "unknown option: exit 2"; else not_ok "unknown option: exit not 2"; fi
@@ -373,7 +440,7 @@ if [ $? -eq 2 ]; then ok "unknown user: exit 2"; else not_ok "unknown user: exit
 out=$(duress check --help)
 check "check --help: exit 0" test $? -eq 0
 check "check --help: its own usage line" grep -q "^Usage: duress check \[--user USER\]" <<<"$out"
-for o in --user --service --pam-dir --global-dir --user-dir; do
+for o in --user --service --pam-dir --global-dir --user-dir --machine; do
 	check "check --help: describes $o" grep -Eq -- "^  $o [A-Z]+ +[a-z]" <<<"$out"
 done
 

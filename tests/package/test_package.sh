@@ -110,8 +110,12 @@ inside() {
 		test "$(dpkg-query -W -f '${Status}' libpam-duress 2>/dev/null)" = "install ok installed"
 	check_same "after install, common-auth is byte-identical (no profile enabled by default)" \
 		"$ORIG" /etc/pam.d/common-auth
-	check "after install, both profiles are in /usr/share/pam-configs" \
-		test -f /usr/share/pam-configs/duress -a -f /usr/share/pam-configs/duress-before
+	check "after install, the three profiles are in /usr/share/pam-configs" \
+		test -f /usr/share/pam-configs/duress -a -f /usr/share/pam-configs/duress-before \
+		-a -f /usr/share/pam-configs/duress-laptop
+	# Issue 18, item 3: users reach their own directory there, nobody lists the names.
+	check "after install, /var/lib/duress (duress-laptop's user_dir=) is root:root 0711" \
+		test "$(stat -c '%U:%G %a %F' /var/lib/duress 2>/dev/null)" = "root:root 711 directory"
 	MODFILE=$(dpkg -L libpam-duress | grep '/security/pam_duress\.so$')
 	RUNNER=$(grep -a -o '/[[:print:]]*/session-helper' "$MODFILE" | head -n 1)
 	check "the runner path compiled into the module ($RUNNER) is the installed runner" \
@@ -164,9 +168,11 @@ auth required pam_permit.so" ] && STOCK=1
 	login() {
 		echo "$1" | timeout 30 pamtester "$SERVICE" "$U" authenticate acct_mgmt >"$LOG" 2>&1
 	}
-	# round PROFILE EXPECTED_LINES: enable, compare, three logins, disable.
+	# round PROFILE EXPECTED_LINES [DIR]: enable, compare, three logins,
+	# disable; the action is in DIR (default $UDIR).
 	round() {
 		local p=$1 want=$2 f
+		local UDIR=${3:-$UDIR}
 		pam-auth-update --enable "$p" >"$LOG" 2>&1
 		check_diag "$p: pam-auth-update --enable $p puts one pam_duress.so line into common-auth" "$LOG" \
 			test "$(grep -c '^auth.*pam_duress\.so' /etc/pam.d/common-auth)" -eq 1
@@ -182,7 +188,7 @@ auth required pam_permit.so" ] && STOCK=1
 		local mline reached="is reached when the real password fails"
 		mline=$(grep -n 'pam_duress\.so' /etc/pam.d/common-auth | cut -d: -f1)
 		# Issue 18, item 4: words that fit the placement.
-		[ "$p" = duress-before ] && reached="is reached before pam_unix: every password passes it"
+		[ "$p" = duress ] || reached="is reached before pam_unix: every password passes it"
 		check_diag "$p: the installed duress check reads the new stack: login and sudo reached, action ARMED (exit 0)" \
 			"$T/check.log" status_and_lines "$rc" 0 "$T/check.log" "$UDIR/10-evidence: ARMED" \
 			"service login: OK: common-auth:$mline (pam_duress.so) $reached, and a duress password logs in" \
@@ -237,9 +243,33 @@ auth [success=1 default=ignore] pam_unix.so nullok try_first_pass
 auth requisite pam_deny.so
 auth required pam_permit.so"
 
+	# --- the laptop profile: before pam_unix, actions in /var/lib/duress/USER -------------------
+	LDIR=/var/lib/duress/$U
+	# The README's command; the user then signs there as in ~/.duress.
+	install -d -o "$U" -m 700 "$LDIR" || setup_failed "install -d $LDIR"
+	as_user "$U" cp -p "$UDIR/10-evidence" "$LDIR/10-evidence" || setup_failed "copy the action"
+	echo "$DP" | as_user "$U" /usr/bin/duress sign --stdin "$LDIR/10-evidence" >"$LOG" 2>&1 ||
+		setup_failed "sign in $LDIR" "$LOG"
+	as_user "$U" rm -f "$UDIR/10-evidence" "$UDIR/10-evidence.sig"
+	round duress-laptop "auth [success=2 default=ignore] pam_duress.so user_dir=/var/lib/duress/%u
+auth [success=1 default=ignore] pam_unix.so nullok try_first_pass
+auth requisite pam_deny.so
+auth required pam_permit.so" "$LDIR"
+	# Priority 258: enabling duress-laptop alone switches to it from either other profile.
+	for other in duress duress-before; do
+		pam-auth-update --enable "$other" >"$LOG" 2>&1
+		pam-auth-update --enable duress-laptop >"$LOG" 2>&1
+		check "Conflicts: with $other enabled, enabling duress-laptop leaves its line alone" \
+			test "$(grep '^auth.*pam_duress\.so' /etc/pam.d/common-auth | tr -s ' \t' ' ')" = \
+			"auth [success=2 default=ignore] pam_duress.so user_dir=/var/lib/duress/%u"
+		pam-auth-update --disable "$other" duress-laptop >"$LOG" 2>&1
+		check_same "$other and duress-laptop disabled: common-auth byte-identical to the original" \
+			"$ORIG" /etc/pam.d/common-auth
+	done
+
 	# --- upgrade, then purge, with a profile enabled ------------------------------------------
-	pam-auth-update --enable duress >"$LOG" 2>&1
-	check "before purge: duress enabled" grep -q 'pam_duress\.so' /etc/pam.d/common-auth
+	pam-auth-update --enable duress-laptop >"$LOG" 2>&1
+	check "before purge: duress-laptop enabled" grep -q 'pam_duress\.so user_dir=/var/lib/duress/%u' /etc/pam.d/common-auth
 	cp -p /etc/pam.d/common-auth "$T/private/common-auth.enabled"
 	dpkg -i "$DEB" >"$LOG" 2>&1
 	check_diag "dpkg -i again (an upgrade: prerm upgrade, postinst configure)" "$LOG" \
@@ -256,7 +286,14 @@ auth required pam_permit.so"
 		"$PAM_STATE" "$T/private/pam-state.now"
 	check "after purge, the profiles, the module, the CLI and the runner are gone" \
 		test ! -e /usr/share/pam-configs/duress -a ! -e /usr/share/pam-configs/duress-before \
+		-a ! -e /usr/share/pam-configs/duress-laptop \
 		-a ! -e "$MODFILE" -a ! -e /usr/bin/duress -a ! -e "$RUNNER"
+	check "after purge, a user's actions in /var/lib/duress are still there" \
+		test -f "$LDIR/10-evidence" -a -f "$LDIR/10-evidence.sig"
+	rm -rf "$LDIR"
+	{ dpkg -i "$DEB" && dpkg --purge libpam-duress; } >"$LOG" 2>&1
+	check_diag "install and purge again: an empty /var/lib/duress is removed" "$LOG" \
+		test ! -e /var/lib/duress
 	reap_user
 }
 
@@ -329,8 +366,9 @@ check "ships the example actions, executable, where duress add looks (/usr/share
 check "ships /usr/share/doc/libpam-duress/examples, a relative link to them" \
 	sh -c 'dpkg-deb -c "$1" | grep -q " \./usr/share/doc/libpam-duress/examples -> \.\./\.\./pam_duress/examples$"' sh "$DEB"
 DEFAULTS=$(dpkg-deb --fsys-tarfile "$DEB" |
-	tar -xOf - ./usr/share/pam-configs/duress ./usr/share/pam-configs/duress-before | grep -c '^Default: no$')
-check "ships the profiles duress and duress-before, both Default: no" test "$DEFAULTS" -eq 2
+	tar -xOf - ./usr/share/pam-configs/duress ./usr/share/pam-configs/duress-before \
+		./usr/share/pam-configs/duress-laptop | grep -c '^Default: no$')
+check "ships the profiles duress, duress-before and duress-laptop, all Default: no" test "$DEFAULTS" -eq 3
 outside=$(grep -v -e '/$' -e '^/usr/' -e '^/etc/' -e '^/var/' "$T/contents" | while read -r f; do
 	case "$(readlink -m "$f")" in /usr/* | /etc/* | /var/*) ;; *) echo "$f" ;; esac
 done)
@@ -338,7 +376,7 @@ check "every file of the package lands inside the overlaid /etc, /usr, /var" tes
 [ -z "$outside" ] || { echo "outside: $outside" | diag; tap_end; exit; }
 
 # --- the namespace part ------------------------------------------------------------------------
-tap_part timeout -k 10 150 unshare -m --propagation private -- \
+tap_part timeout -k 10 240 unshare -m --propagation private -- \
 	"$(readlink -f "$0")" --inside "$T" "$DEB" "$(readlink /proc/self/ns/mnt)"
 check "the namespace part ran to its end (exit $PART_STATUS)" test "$PART_STATUS" -eq 0
 
