@@ -550,9 +550,9 @@ static bool placement_problem(const struct duress_pam_stack *s, const struct dur
 		printf("no pam_duress.so auth line (auth lines from:");
 		print_auth_files(s);
 		puts(debian_profile ? "); fix: sudo pam-auth-update --enable duress "
-				      "(or duress-before)" :
+				      "(a server; duress-laptop for a laptop)" :
 				      "); fix: add a pam_duress.so auth line next to pam_unix.so "
-				      "(README, Enabling it; Fedora: docs/install-fedora.md, "
+				      "(docs/configuration.md; Fedora: docs/install-fedora.md, "
 				      "Arch: docs/install-arch.md)");
 		break;
 	case DURESS_NOT_AUTH:

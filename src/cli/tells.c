@@ -125,7 +125,7 @@ void duress_tell_after_placement(const char *at, bool debian_profile)
 	       "line and takes longer; fix: %s\n",
 	       at,
 	       debian_profile ? "sudo pam-auth-update --enable duress-laptop (or duress-before)" :
-				"put the pam_duress.so line before pam_unix.so (README, Before "
+				"put the pam_duress.so line before pam_unix.so (docs/configuration.md, Before "
 				"pam_unix instead)");
 }
 

@@ -205,7 +205,7 @@ has "typical stack: sshd reaches the module" 0 "service sshd: OK: common-auth:2 
 has "typical stack: sudo refuses by design" 0 "service sudo: OK: common-auth:2 (pam_duress.so) is reached; duress password refused here by design (allow_root off): the actions run, the answer is a wrong password's"
 printf 'account required pam_permit.so\n' >"$P/chfn"
 run_check --service sshd --service nowhere --service chfn "${NODIRS[@]}"
-NOFIX="fix: add a pam_duress.so auth line next to pam_unix.so (README, Enabling it; Fedora: docs/install-fedora.md, Arch: docs/install-arch.md)"
+NOFIX="fix: add a pam_duress.so auth line next to pam_unix.so (docs/configuration.md; Fedora: docs/install-fedora.md, Arch: docs/install-arch.md)"
 has "a service without auth lines gets other's" 1 "service chfn (no auth lines of its own: other's): ERROR: no pam_duress.so auth line (auth lines from: other); $NOFIX"
 has "a service without a file gets other's stack" 1 "service nowhere (no file of its own: other's stack): ERROR: no pam_duress.so auth line (auth lines from: other); $NOFIX"
 check "--service: only the services named" test "$(grep -c '^service ' <<<"$out")" -eq 3
@@ -216,7 +216,7 @@ has "module missing: the fix outside Debian's package" 1 "service sshd: ERROR: n
 # Issue 18, item 4: with the Debian package's profile there, the fix is pam-auth-update.
 mkdir -p "$T/pam-configs" && printf 'Name: Duress passwords\n' >"$T/pam-configs/duress"
 run_check "${NODIRS[@]}" --pam-configs-dir "$T/pam-configs"
-has "module missing, Debian package installed: the fix is pam-auth-update" 1 "service sshd: ERROR: no pam_duress.so auth line (auth lines from: common-auth); fix: sudo pam-auth-update --enable duress (or duress-before)"
+has "module missing, Debian package installed: the fix is pam-auth-update" 1 "service sshd: ERROR: no pam_duress.so auth line (auth lines from: common-auth); fix: sudo pam-auth-update --enable duress (a server; duress-laptop for a laptop)"
 has "module missing: the summary says so" 1 "the PAM stack needs fixing (see the service lines above)"
 
 stack die 'auth [success=1 default=die] pam_unix.so\nauth sufficient pam_duress.so\nauth required pam_permit.so\n'
@@ -381,7 +381,7 @@ stack typical "$TYPICAL"
 run_check "${NODIRS[@]}" --pam-configs-dir "$T/pam-configs" --machine laptop
 has "laptop, after pam_unix: a WARN naming the log line and the time, fix: the laptop profile" 0 "$AFTER_WARN; $LAPTOP_FIX"
 run_check "${NODIRS[@]}" --machine laptop
-has "laptop, after pam_unix, no Debian profile: the fix is moving the line" 0 "$AFTER_WARN; fix: put the pam_duress.so line before pam_unix.so (README, Before pam_unix instead)"
+has "laptop, after pam_unix, no Debian profile: the fix is moving the line" 0 "$AFTER_WARN; fix: put the pam_duress.so line before pam_unix.so (docs/configuration.md, Before pam_unix instead)"
 check "laptop, after pam_unix: one WARN for the one module line of three services" test "$(grep -c '^WARN: ' <<<"$out")" -eq 1
 run_check "${NODIRS[@]}" --pam-configs-dir "$T/pam-configs" --machine server
 lacks "server, after pam_unix: no WARN" 0 "WARN" "service sshd: OK: common-auth:2 (pam_duress.so) is reached when the real password fails, and a duress password logs in"

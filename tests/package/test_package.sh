@@ -139,7 +139,7 @@ inside() {
 	# Issue 18, item 4: the profile is installed, so the fix is pam-auth-update.
 	check_diag "before enabling, the installed duress check: action ARMED, login's stack lacks the module, fix: pam-auth-update (exit 1)" "$LOG" \
 		status_and_lines "$rc" 1 "$LOG" "$UDIR/10-evidence: ARMED" \
-		"service login: ERROR: no pam_duress.so auth line (auth lines from: login common-auth); fix: sudo pam-auth-update --enable duress (or duress-before)"
+		"service login: ERROR: no pam_duress.so auth line (auth lines from: login common-auth); fix: sudo pam-auth-update --enable duress (a server; duress-laptop for a laptop)"
 	printf '@include common-auth\n@include common-account\n' >"/etc/pam.d/$SERVICE" ||
 		setup_failed "write /etc/pam.d/$SERVICE"
 

@@ -57,7 +57,7 @@ static const struct stack_case cases[] = {
 	  "common-auth:2",
 	  NULL,
 	  DURESS_CULPRIT_NONE },
-	{ "before pam_unix (README placement)",
+	{ "before pam_unix (docs/configuration.md placement)",
 	  { { "svc", "auth [success=done default=ignore] pam_duress.so\n"
 		     "auth [success=1 default=ignore] pam_unix.so nullok try_first_pass\n"
 		     "auth requisite pam_deny.so\nauth required pam_permit.so\n" } },
