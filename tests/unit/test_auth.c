@@ -64,9 +64,11 @@ struct auth_case {
 char *__real_crypt_r(const char *phrase, const char *setting, struct crypt_data *data);
 char *__wrap_crypt_r(const char *phrase, const char *setting, struct crypt_data *data);
 int __real_duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
-			unsigned wait_seconds, const struct duress_log *lg);
+			unsigned wait_seconds, const struct duress_spawn_io *io,
+			const struct duress_log *lg);
 int __wrap_duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
-			unsigned wait_seconds, const struct duress_log *lg);
+			unsigned wait_seconds, const struct duress_spawn_io *io,
+			const struct duress_log *lg);
 
 static unsigned hashes, hashes_at_spawn;
 
@@ -77,10 +79,11 @@ char *__wrap_crypt_r(const char *phrase, const char *setting, struct crypt_data 
 }
 
 int __wrap_duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
-			unsigned wait_seconds, const struct duress_log *lg)
+			unsigned wait_seconds, const struct duress_spawn_io *io,
+			const struct duress_log *lg)
 {
 	hashes_at_spawn = hashes;
-	return __real_duress_spawn(runner_path, chains, n_chains, wait_seconds, lg);
+	return __real_duress_spawn(runner_path, chains, n_chains, wait_seconds, io, lg);
 }
 
 /* The link-time wrap of libsodium's crypto_pwhash (meson.build): counts the derivations. */

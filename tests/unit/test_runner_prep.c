@@ -99,7 +99,7 @@ static void run_env_case(void **state)
 	const struct env_case *c = *state;
 	struct duress_target t;
 
-	assert_int_equal(duress_target_init(&t, &c->pw, &c->items), 0);
+	assert_int_equal(duress_target_init(&t, &c->pw, &c->items, false), 0);
 	assert_int_equal(t.uid, c->pw.pw_uid);
 	assert_int_equal(t.gid, 4242);
 	expect_env(t.envp, c->env, c->name);
@@ -124,8 +124,8 @@ static void env_through_the_manifest(void **state)
 	int fd;
 
 	(void)state;
-	assert_int_equal(duress_target_init(&t[0], &a->pw, &a->items), 0);
-	assert_int_equal(duress_target_init(&t[1], &b->pw, &b->items), 0);
+	assert_int_equal(duress_target_init(&t[0], &a->pw, &a->items, false), 0);
+	assert_int_equal(duress_target_init(&t[1], &b->pw, &b->items, false), 0);
 	for (size_t i = 0; i < 2; i++)
 		chains[i] = (struct duress_chain){ &t[i], &job, 1 };
 	fd = duress_manifest_write(chains, 2, 0);
@@ -340,7 +340,7 @@ static void spawn_child(const void *arg)
 			   c->runner == FALSE ? false_runner :
 						"/nonexistent/runner";
 
-	CHILD_CHECK(duress_spawn(path, chains, 2, c->wait, NULL) == c->result);
+	CHILD_CHECK(duress_spawn(path, chains, 2, c->wait, NULL, NULL) == c->result);
 }
 
 static void run_spawn_case(void **state)
