@@ -399,9 +399,14 @@ static bool read_reports(struct rehearsal *r, int fd, unsigned timeout)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		long left = ms_left(&end);
 		ssize_t n;
+		int ready = left > 0 ? poll(&p, 1, (int)left) : 0;
 
-		if (left <= 0 || poll(&p, 1, (int)left) == 0)
+		if (ready == 0)
 			return false;
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready < 0)
+			return true; /* cannot happen with one valid descriptor: stop waiting */
 		n = read(fd, buf + used, sizeof(buf) - used);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -123,7 +123,7 @@ static int load_user(struct scope_run *s, const struct duress_opts *o, const str
 	s->enabled = user_dir_enabled(o);
 	if (!s->enabled)
 		s->not_checked = "user_dir= is empty: per-user actions are off";
-	if (!s->enabled)
+	if (!s->enabled || !user_dir_allowed(s, o, pw, lg))
 		return 0;
 	r = duress_expand_user_dir(o->user_dir, pw->pw_name, pw->pw_dir, s->user_path,
 				   sizeof(s->user_path));
@@ -134,8 +134,6 @@ static int load_user(struct scope_run *s, const struct duress_opts *o, const str
 		return 0;
 	}
 	s->path = s->user_path;
-	if (!user_dir_allowed(s, o, pw, lg))
-		return 0;
 	/* The user's files are opened with the user's rights: root opens nothing a user named. */
 	r = duress_identity_init(&s->as, pw);
 	return r < 0 ? r : load_dir(s, DURESS_SCOPE_USER, pw->pw_uid, &s->as, o, lg);
