@@ -112,6 +112,21 @@ static void run_env_case(void **state)
 	assert_null(t.envp);
 }
 
+/* duress test --rehearse (never the module): DURESS_REHEARSE=1 is added, last. */
+static void rehearsal_env(void **state)
+{
+	static const char *const want[] = { USER_PATH,	       "HOME=/home/alice", "USER=alice",
+					    "LOGNAME=alice",   "SHELL=/bin/sh",	   "PAM_SERVICE=login",
+					    "PAM_TYPE=auth",   "DURESS_REHEARSE=1", NULL };
+	const struct env_case *c = &env_cases[2]; /* the same without the rehearsal */
+	struct duress_target t;
+
+	(void)state;
+	assert_int_equal(duress_target_init(&t, &c->pw, &c->items, true), 0);
+	expect_env(t.envp, want, "rehearsal");
+	duress_target_free(&t);
+}
+
 /* target_init, then the manifest, then the runner's parser: nothing is lost or merged. */
 static void env_through_the_manifest(void **state)
 {
@@ -389,11 +404,12 @@ static int remove_tmp(void **state)
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 int main(void)
 {
-	struct CMUnitTest tests[N(env_cases) + N(fd_cases) + N(spawn_cases) + 2] = {
+	struct CMUnitTest tests[N(env_cases) + N(fd_cases) + N(spawn_cases) + 3] = {
 		cmocka_unit_test(env_through_the_manifest),
+		cmocka_unit_test(rehearsal_env),
 		cmocka_unit_test(target_bounds),
 	};
-	size_t n = 2; /* the rows' tests follow */
+	size_t n = 3; /* the rows' tests follow */
 
 	fake_runner = getenv("DURESS_FAKE_RUNNER");
 	false_runner = getenv("DURESS_FALSE");
