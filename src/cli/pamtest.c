@@ -196,8 +196,8 @@ static int print_result(int r)
 }
 
 /* The account check of a login that authenticated; authenticate too unless authenticated. */
-static int run_pam(const struct test_opts *o, const char *user,
-		   const struct duress_password *typed, bool authenticated)
+static int run_pam(const struct test_opts *o, const char *user, const struct duress_password *typed,
+		   bool authenticated)
 {
 	struct conv_state c = { .from_stdin = o->from_stdin, .typed = typed };
 	struct pam_conv conv = { converse, &c };
@@ -301,7 +301,8 @@ static void print_scope(struct rehearsal *r, const struct duress_scope_report *s
 	} else if (s->load == -ENOENT) {
 		printf("%s: does not exist\n", path);
 	} else {
-		printf("%s: not checked: %s\n", path, duress_dir_problem(s->load, buf, sizeof(buf)));
+		printf("%s: not checked: %s\n", path,
+		       duress_dir_problem(s->load, buf, sizeof(buf)));
 	}
 }
 

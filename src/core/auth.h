@@ -21,9 +21,9 @@ struct duress_dir;
 
 /* What one directory's check found, for `duress test`. */
 struct duress_scope_report {
-	const char *path;	     /* the directory, or NULL when none is configured */
-	const char *not_checked;     /* why it was not checked at all, or NULL */
-	int load;		     /* duress_dir_load()'s result when checked (duress_dir_problem) */
+	const char *path;        /* the directory, or NULL when none is configured */
+	const char *not_checked; /* why it was not checked at all, or NULL */
+	int load;                /* duress_dir_load()'s result when checked (duress_dir_problem) */
 	const struct duress_dir *dir; /* loaded and verified (actions[i].matched), or NULL */
 };
 
@@ -31,7 +31,7 @@ struct duress_scope_report {
 struct duress_trace_report {
 	struct duress_scope_report user, global;
 	enum duress_outcome outcome; /* DURESS_NO_MATCH, DURESS_MATCH or DURESS_MATCH_DENIED */
-	enum duress_deny deny;	     /* why DURESS_MATCH_DENIED */
+	enum duress_deny deny;       /* why DURESS_MATCH_DENIED */
 };
 
 /*
@@ -42,9 +42,9 @@ struct duress_trace_report {
  * report_fd.
  */
 struct duress_trace {
-	bool rehearse;  /* DURESS_REHEARSE=1 in the actions' environment */
-	int output_fd;  /* the actions' stdout and stderr (-1: /dev/null) */
-	int report_fd;  /* write end of a pipe: one record per job as it ends (manifest.h) */
+	bool rehearse; /* DURESS_REHEARSE=1 in the actions' environment */
+	int output_fd; /* the actions' stdout and stderr (-1: /dev/null) */
+	int report_fd; /* write end of a pipe: one record per job as it ends (manifest.h) */
 	/* Called once the directories are checked, before any action starts (may be NULL). */
 	void (*checked)(const struct duress_trace_report *r, void *data);
 	void *data;
@@ -62,7 +62,6 @@ struct duress_request {
 	bool unix_follows;
 	const struct duress_trace *trace; /* NULL, always, from the module */
 };
-
 
 /*
  * Checks the password against the user's and the global actions, starts the

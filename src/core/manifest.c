@@ -361,8 +361,7 @@ int duress_report_parse(const char *rec, size_t len, struct duress_report *r)
 	unsigned long uid = 0, code = 0;
 	const char *p = rec;
 
-	if (len == 0 || len > DURESS_REPORT_MAX || rec[len - 1] != '\0' ||
-	    strlen(rec) != len - 1)
+	if (len == 0 || len > DURESS_REPORT_MAX || rec[len - 1] != '\0' || strlen(rec) != len - 1)
 		return -EBADMSG;
 	p = report_number(p, UINT32_MAX - 1, &uid);
 	if (p && strncmp(p, "exit ", 5) == 0)

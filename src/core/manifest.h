@@ -105,8 +105,8 @@ struct duress_report {
 	uid_t uid;
 	bool signaled; /* code is the signal that ended it, else its exit status */
 	int code;
-	unsigned long ms;    /* from its fork to its end */
-	const char *name;    /* points into the record */
+	unsigned long ms; /* from its fork to its end */
+	const char *name; /* points into the record */
 };
 
 /*

@@ -61,10 +61,10 @@ bool duress_login_allowed_defs(const struct duress_opts *o, const struct passwd 
 /* Why a duress match does not log in (duress_login_allowed() is false), for `duress test`. */
 enum duress_deny {
 	DURESS_DENY_NONE,
-	DURESS_DENY_OPTION,	  /* deny */
-	DURESS_DENY_ELEVATION,	  /* sudo, pkexec... without allow_root */
-	DURESS_DENY_ROOT,	  /* uid 0 without allow_root */
-	DURESS_DENY_LOCKED,	  /* passwd -l */
+	DURESS_DENY_OPTION,       /* deny */
+	DURESS_DENY_ELEVATION,    /* sudo, pkexec... without allow_root */
+	DURESS_DENY_ROOT,         /* uid 0 without allow_root */
+	DURESS_DENY_LOCKED,       /* passwd -l */
 	DURESS_DENY_NOT_ORDINARY, /* a global password, uid outside UID_MIN..UID_MAX */
 	DURESS_DENY_GLOBAL_GROUP, /* a global password, not in global_group= */
 };

@@ -107,7 +107,7 @@ struct handover {
 	int *tmp; /* the child's scratch space */
 	size_t n;
 	int devnull;
-	int out; /* the actions' stdout and stderr: devnull unless traced */
+	int out;    /* the actions' stdout and stderr: devnull unless traced */
 	char *name; /* argv[0]: the program's file name, which `ps` shows as well */
 };
 

@@ -456,7 +456,8 @@ int main(void)
 	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 1];
 
 	FX_ROW_TESTS(tests, cases, run_case, build, world_teardown);
-	tests[sizeof(cases) / sizeof(cases[0])] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
-		trace_reports_before_start, build_changed, world_teardown);
+	tests[sizeof(cases) / sizeof(cases[0])] =
+		(struct CMUnitTest)cmocka_unit_test_setup_teardown(trace_reports_before_start,
+								   build_changed, world_teardown);
 	return cmocka_run_group_tests(tests, world_group_setup, world_group_teardown);
 }

@@ -308,8 +308,15 @@ static void report_flag(void **state)
 static void report_round_trip(void **state)
 {
 	static const char *const bad[] = {
-		"", "1000 exit 3 410", "1000 exit 3 410 ", "x exit 3 410 a", "1000 quit 3 410 a",
-		"1000 exit 256 410 a", "-1 exit 3 410 a", "4294967295 exit 0 1 a", "1000 exit 3 a",
+		"",
+		"1000 exit 3 410",
+		"1000 exit 3 410 ",
+		"x exit 3 410 a",
+		"1000 quit 3 410 a",
+		"1000 exit 256 410 a",
+		"-1 exit 3 410 a",
+		"4294967295 exit 0 1 a",
+		"1000 exit 3 a",
 	};
 	char rec[DURESS_REPORT_MAX];
 	struct duress_report r;

@@ -115,9 +115,11 @@ static void run_env_case(void **state)
 /* duress test --rehearse (never the module): DURESS_REHEARSE=1 is added, last. */
 static void rehearsal_env(void **state)
 {
-	static const char *const want[] = { USER_PATH,	       "HOME=/home/alice", "USER=alice",
-					    "LOGNAME=alice",   "SHELL=/bin/sh",	   "PAM_SERVICE=login",
-					    "PAM_TYPE=auth",   "DURESS_REHEARSE=1", NULL };
+	static const char *const want[] = {
+		USER_PATH,       "HOME=/home/alice",  "USER=alice",
+		"LOGNAME=alice", "SHELL=/bin/sh",     "PAM_SERVICE=login",
+		"PAM_TYPE=auth", "DURESS_REHEARSE=1", NULL
+	};
 	const struct env_case *c = &env_cases[2]; /* the same without the rehearsal */
 	struct duress_target t;
 
