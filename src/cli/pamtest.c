@@ -292,7 +292,7 @@ static void print_scope(struct rehearsal *r, const struct duress_scope_report *s
 		shown(s->path, path, sizeof(path));
 	if (s->not_checked) {
 		printf("%s: not checked: %s%s\n", s->path ? path : what, s->not_checked,
-		       s->path ? " (sudo duress test)" : "");
+		       s->needs_root ? " (sudo duress test)" : "");
 		return;
 	}
 	if (s->dir) {

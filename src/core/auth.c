@@ -26,6 +26,7 @@ struct scope_run {
 	struct duress_dir dir;     /* zeroed unless loaded */
 	struct duress_target target;
 	const char *not_checked; /* for a trace: why the directory was not checked */
+	bool needs_root;         /* for a trace: because we are not root */
 	int load;                /* for a trace: duress_dir_load()'s result */
 };
 
@@ -100,6 +101,7 @@ static bool user_dir_allowed(struct scope_run *s, const struct duress_opts *o,
 	if (geteuid() != 0 && geteuid() != pw->pw_uid) {
 		duress_debug(lg, "not root: cannot run actions as %s", pw->pw_name);
 		s->not_checked = "only root or the user can run them";
+		s->needs_root = true;
 		return false;
 	}
 	return true;
@@ -149,6 +151,7 @@ static int load_global(struct scope_run *s, const struct duress_opts *o,
 			duress_debug(lg, "not root: global actions cannot run as root");
 			s->path = o->global_dir;
 			s->not_checked = "only root can run global actions";
+			s->needs_root = true;
 		}
 		return 0;
 	}
@@ -318,6 +321,7 @@ static struct duress_scope_report scope_report(const struct scope_run *s)
 	return (struct duress_scope_report){
 		.path = s->path,
 		.not_checked = s->not_checked,
+		.needs_root = s->needs_root,
 		.load = s->load,
 		.dir = duress_dir_loaded(&s->dir) ? &s->dir : NULL,
 	};

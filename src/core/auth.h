@@ -23,6 +23,7 @@ struct duress_dir;
 struct duress_scope_report {
 	const char *path;        /* the directory, or NULL when none is configured */
 	const char *not_checked; /* why it was not checked at all, or NULL */
+	bool needs_root;         /* ...because whoever asked is not root */
 	int load;                /* duress_dir_load()'s result when checked (duress_dir_problem) */
 	const struct duress_dir *dir; /* loaded and verified (actions[i].matched), or NULL */
 };

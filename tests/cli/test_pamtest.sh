@@ -128,6 +128,24 @@ check "elevation: refused, with the reason" grep -qx "authenticate: refused, as 
 check "elevation: says the login would be refused" grep -qx "result: the login would be refused" <<<"$out"
 check "elevation: the actions still ran, once" eval 'actions_settled 15 "$RUNNER" && test "$(wc -l <"$T/out/ran")" -eq 1'
 
+# Not root, for another user: neither directory is checked, and each says why
+# as the core sees it (the CLI runs as nobody; the stack must be readable).
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	actions_settled 15 "$RUNNER"
+	rm -f "$T/out/ran"
+	chmod 755 "$T" "$T/pam.d"
+	chmod 644 "$T/pam.d"/* "$T/passwd" "$T/group"
+	# shellcheck disable=SC2086 # $WRAP is a command prefix
+	out=$(pam_env setpriv --reuid=65534 --regid=65534 --clear-groups $WRAP "$DURESS" test --stdin --pam-dir "$T/pam.d" --service duress-test alice <<<'Duress-pw-2' 2>&1)
+	echo "$out" | sed "s/^/# /"
+	check "not root: the user's actions are not checked, and why" grep -qx "per-user actions: not checked: only root or the user can run them (sudo duress test)" <<<"$out"
+	check "not root: the global actions are not checked, and why" grep -qx "$T/global: not checked: only root can run global actions (sudo duress test)" <<<"$out"
+	check "not root: nothing matches" grep -qx "no action matches this password" <<<"$out"
+	check "not root: no action ran" nothing_ran
+else
+	for i in 1 2 3 4; do skip "not root: needs root and setpriv"; done
+fi
+
 rm -f "$T/out/ran"
 run_test 'Wrong-pw-3'
 check "wrong password: exit 1" test $rc -eq 1
