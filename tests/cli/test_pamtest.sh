@@ -27,6 +27,7 @@ mkdir -m 700 "$T/home/alice/.duress"
 D=$T/home/alice/.duress
 # mark: the side effect counted (once per run) and the variable it saw, on
 # its output and in a file (the module's runs have no output to read).
+# shellcheck disable=SC2016 # the action expands it, not this script
 printf '#!/bin/sh\nid -u >> %s/out/ran\necho "${DURESS_REHEARSE-unset}" >> %s/out/env\necho "mark says DURESS_REHEARSE=${DURESS_REHEARSE-unset}"\n' "$T" "$T" >"$D/mark"
 printf '#!/bin/sh\necho fail3 says hello\nexit 3\n' >"$D/fail3"
 printf '#!/bin/sh\ntouch %s/out/edited\n' "$T" >"$D/edited"
