@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <security/pam_appl.h>
@@ -379,6 +380,86 @@ static int take_records(struct rehearsal *r, char *buf, size_t *used)
 	return *used < DURESS_REPORT_MAX ? 0 : -1;
 }
 
+/* The actions' output is cut into lines of at most this many bytes. */
+#define OUTPUT_LINE_MAX 1024
+
+/*
+ * One line of an action's output, escaped: the actions are their owners'
+ * programs, and a user's action must not reach root's terminal with escape
+ * sequences.  A NUL byte, which duress_escape() cannot see, is shown as \x00.
+ */
+static void print_output_line(const char *line, size_t len)
+{
+	char part[OUTPUT_LINE_MAX + 1], out[DURESS_ESCAPED_SIZE(OUTPUT_LINE_MAX)];
+	size_t done = 0;
+
+	while (done <= len) {
+		const char *nul = memchr(line + done, '\0', len - done);
+		size_t n = nul ? (size_t)(nul - (line + done)) : len - done;
+
+		memcpy(part, line + done, n);
+		part[n] = '\0';
+		fputs(duress_escape(part, out, sizeof(out)), stdout);
+		if (nul)
+			fputs("\\x00", stdout);
+		done += n + 1;
+	}
+	putchar('\n');
+}
+
+/* Each whole line in buf[0..*used); a partial one waits, unless the buffer is full or at EOF. */
+static void take_output(char *buf, size_t *used, bool eof)
+{
+	char *p = buf, *nl;
+
+	while ((nl = memchr(p, '\n', *used - (size_t)(p - buf)))) {
+		print_output_line(p, (size_t)(nl - p));
+		p = nl + 1;
+	}
+	*used -= (size_t)(p - buf);
+	memmove(buf, p, *used);
+	if (*used > 0 && (eof || *used == OUTPUT_LINE_MAX)) {
+		print_output_line(buf, *used);
+		*used = 0;
+	}
+	fflush(stdout);
+}
+
+/* A pipe read as it comes. */
+struct reader {
+	int fd; /* -1 once at its end */
+	char buf[OUTPUT_LINE_MAX > 2 * DURESS_REPORT_MAX ? OUTPUT_LINE_MAX : 2 * DURESS_REPORT_MAX];
+	size_t used;
+};
+
+/* Reads what is there; false at EOF (or an error: as good as one). */
+static bool read_some(struct reader *rd, size_t max)
+{
+	ssize_t n;
+
+	do
+		n = read(rd->fd, rd->buf + rd->used, max - rd->used);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return false;
+	rd->used += (size_t)n;
+	return true;
+}
+
+/* What the output pipe holds now; at its end, its fd becomes -1. */
+static void drain_output(struct reader *out, int wait_ms)
+{
+	struct pollfd p = { .fd = out->fd, .events = POLLIN };
+
+	while (out->fd >= 0 && poll(&p, 1, wait_ms) > 0) {
+		bool more = read_some(out, OUTPUT_LINE_MAX);
+
+		take_output(out->buf, &out->used, !more);
+		if (!more)
+			out->fd = -1;
+	}
+}
+
 static long ms_left(const struct timespec *end)
 {
 	struct timespec now;
@@ -387,38 +468,72 @@ static long ms_left(const struct timespec *end)
 	return (end->tv_sec - now.tv_sec) * 1000L + (end->tv_nsec - now.tv_nsec) / 1000000L;
 }
 
-/* Reads records until every chain is done (EOF) or the bound; false when the time ran out. */
-static bool read_reports(struct rehearsal *r, int fd, unsigned timeout)
+/*
+ * Shows the actions' output and their ends as they come, until every chain
+ * is done (the report pipe's EOF) or the bound; false when the time ran
+ * out.  An action writes its output before it ends, and its chain the
+ * record after: the output pipe is read first, so each action's lines come
+ * before its end.
+ */
+static bool follow(struct rehearsal *r, struct reader *out, struct reader *rep, unsigned timeout)
 {
-	char buf[2 * DURESS_REPORT_MAX];
 	struct timespec end;
-	size_t used = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += timeout;
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p[2] = { { .fd = out->fd, .events = POLLIN },
+				       { .fd = rep->fd, .events = POLLIN } };
 		long left = ms_left(&end);
-		ssize_t n;
-		int ready = left > 0 ? poll(&p, 1, (int)left) : 0;
+		int ready = left > 0 ? poll(p, 2, (int)left) : 0;
 
 		if (ready == 0)
 			return false;
 		if (ready < 0 && errno == EINTR)
 			continue;
 		if (ready < 0)
-			return true; /* cannot happen with one valid descriptor: stop waiting */
-		n = read(fd, buf + used, sizeof(buf) - used);
-		if (n < 0 && errno == EINTR)
+			return true; /* cannot happen with valid descriptors: stop waiting */
+		if (p[0].revents)
+			drain_output(out, 0);
+		if (!p[1].revents)
 			continue;
-		if (n <= 0)
+		if (!read_some(rep, sizeof(rep->buf)))
 			return true;
-		used += (size_t)n;
-		if (take_records(r, buf, &used) < 0) {
+		if (take_records(r, rep->buf, &rep->used) < 0) {
 			fputs("duress: the action runner sent a malformed report\n", stderr);
 			return true;
 		}
 	}
+}
+
+/*
+ * An action still running, or something it left behind, may still write:
+ * a process of our own reads the pipe to its end, so that no writer gets
+ * SIGPIPE (and dies) because duress test has finished.  It is detached
+ * (setsid, reparented to init), holds nothing else, and shows nothing.
+ */
+static void discard_in_background(int fd)
+{
+	pid_t pid = fork();
+	char sink[4096];
+
+	if (pid == 0) {
+		if (setsid() < 0 || fork() != 0)
+			_exit(0);
+		if (dup2(fd, STDIN_FILENO) < 0)
+			_exit(1);
+		(void)close_range(STDERR_FILENO + 1, ~0U, 0);
+		for (int i = STDOUT_FILENO; i <= STDERR_FILENO; i++)
+			(void)close(i);
+		for (;;) {
+			ssize_t n = read(STDIN_FILENO, sink, sizeof(sink));
+
+			if (n == 0 || (n < 0 && errno != EINTR))
+				_exit(0);
+		}
+	}
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 /* What has no record: still running past the bound, or never started. */
@@ -443,10 +558,43 @@ static void print_unfinished(const struct rehearsal *r, bool timed_out, unsigned
 
 /* --- the whole test ----------------------------------------------------- */
 
+/* A pipe whose ends are both close-on-exec; the ends -1 when it fails. */
+static int open_pipe(int fds[2])
+{
+	if (pipe2(fds, O_CLOEXEC) == 0)
+		return 0;
+	perror("duress: pipe");
+	fds[0] = fds[1] = -1;
+	return -1;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* After the core returned: what it started, followed to its end or the bound. */
+static void follow_actions(struct rehearsal *r, int output, int report)
+{
+	struct reader out = { .fd = output }, rep = { .fd = report };
+	bool ended = follow(r, &out, &rep, r->o->timeout);
+
+	/* What was written before the last end is there by now. */
+	drain_output(&out, 0);
+	take_output(out.buf, &out.used, true);
+	print_unfinished(r, !ended, r->o->timeout);
+	if (out.fd >= 0)
+		discard_in_background(out.fd);
+}
+
 /*
- * Runs the core's check with a trace and waits for what it started.  The
- * report pipe's write end goes to the runner only: ours is closed once it
- * has taken over, so EOF means every chain is done.
+ * Runs the core's check with a trace and follows what it started.  The
+ * pipes' write ends go to the runner only: ours are closed once it has
+ * taken over, so the report's EOF means every chain is done.  The output
+ * comes through a pipe, never our terminal: a user's action must not hold
+ * root's terminal, to read what is typed next or to write to it raw.
  */
 static enum duress_outcome rehearse(struct rehearsal *r, const struct duress_opts *mo,
 				    const struct duress_password *pw)
@@ -455,32 +603,30 @@ static enum duress_outcome rehearse(struct rehearsal *r, const struct duress_opt
 	struct duress_request req = { .user = r->user,
 				      .password = pw->text,
 				      .password_len = pw->len };
-	struct duress_trace trace = { .rehearse = r->o->rehearse,
-				      .output_fd = STDOUT_FILENO,
-				      .checked = checked,
-				      .data = r };
-	enum duress_outcome out;
-	int report[2];
-	bool ended;
+	struct duress_trace trace = { .rehearse = r->o->rehearse, .checked = checked, .data = r };
+	enum duress_outcome out = DURESS_ERROR;
+	int report[2], output[2] = { -1, -1 };
 
-	if (pipe2(report, O_CLOEXEC) < 0) {
-		perror("duress: pipe");
-		return DURESS_ERROR;
-	}
+	if (open_pipe(report) < 0 || open_pipe(output) < 0)
+		goto out;
+	trace.output_fd = output[1];
 	trace.report_fd = report[1];
 	req.trace = &trace;
 	req.items = (struct duress_pam_items){ .user = r->user,
 					       .service = r->o->service,
 					       .tty = ttyname(STDIN_FILENO) };
 	out = duress_authenticate(mo, &req, &lg);
-	close(report[1]);
+	close_fd(&report[1]);
+	close_fd(&output[1]);
 	if (r->no_memory)
 		out = DURESS_ERROR;
-	if ((out == DURESS_MATCH || out == DURESS_MATCH_DENIED) && r->n_jobs > 0) {
-		ended = read_reports(r, report[0], r->o->timeout);
-		print_unfinished(r, !ended, r->o->timeout);
+	if ((out == DURESS_MATCH || out == DURESS_MATCH_DENIED) && r->n_jobs > 0)
+		follow_actions(r, output[0], report[0]);
+out:
+	for (int i = 0; i < 2; i++) {
+		close_fd(&report[i]);
+		close_fd(&output[i]);
 	}
-	close(report[0]);
 	return out;
 }
 

@@ -32,10 +32,11 @@ printf '#!/bin/sh\nid -u >> %s/out/ran\necho "${DURESS_REHEARSE-unset}" >> %s/ou
 printf '#!/bin/sh\necho fail3 says hello\nexit 3\n' >"$D/fail3"
 printf '#!/bin/sh\ntouch %s/out/edited\n' "$T" >"$D/edited"
 printf '#!/bin/sh\ntouch %s/out/other\n' "$T" >"$D/other"
-printf '#!/bin/sh\nsleep 3\n' >"$D/slow"
+# slow: writes after duress test's bound, then leaves a mark (SIGPIPE would stop it first).
+printf '#!/bin/sh\nsleep 3\necho slow says late\ntouch %s/out/slow\n' "$T" >"$D/slow"
 # A hostile name: a newline and an escape sequence must reach no terminal raw.
 evil=$'evil\n\e[31mname'
-printf '#!/bin/sh\nexit 0\n' >"$D/$evil"
+printf '#!/bin/sh\nprintf "evil prints \\033[2J\\n"\n' >"$D/$evil"
 chmod 700 "$D"/*
 "$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$D/mark" "$D/fail3" "$D/edited" "$D/$evil" <<<"Duress-pw-2" >/dev/null 2>&1
 "$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$D/other" <<<"Other-pw-4" >/dev/null 2>&1
@@ -83,6 +84,7 @@ check "duress password: the actions' output is shown" grep -qx "fail3 says hello
 check "duress password: without --rehearse no DURESS_REHEARSE" grep -qx "mark says DURESS_REHEARSE=unset" <<<"$out"
 check "duress password: the hostile name is escaped" grep -qF '  evil\x0a\x1b[31mname: matches' <<<"$out"
 check "duress password: the hostile name's end is escaped" grep -qE '^  evil\\x0a\\x1b\[31mname \(as alice\): exit 0 after' <<<"$out"
+check "duress password: an action's escape sequence is shown escaped" grep -qxF 'evil prints \x1b[2J' <<<"$out"
 check "duress password: no escape byte reaches the output" test "$(grep -c $'\e' <<<"$out")" -eq 0
 check "duress password: the action ran exactly once (no second run by the module)" \
 	eval 'actions_settled 15 "$RUNNER" && test "$(wc -l <"$T/out/ran")" -eq 1'
@@ -119,6 +121,7 @@ rm -f "$T/out/ran"
 run_test 'Slow-pw-5' duress-test '--timeout 1'
 check "timeout: the slow action is still running" grep -qx "  slow (as alice): still running after 1 s (it goes on, detached)" <<<"$out"
 check "timeout: the login would still succeed" test $rc -eq 0
+check "timeout: the slow action went on, writing after duress test ended" wait_for 10 test -e "$T/out/slow"
 
 # An elevation service: the actions run, the login is refused, and why is said.
 cp "$T/pam.d/duress-test" "$T/pam.d/sudo"
