@@ -29,7 +29,9 @@ D=$T/home/alice/.duress
 # its output and in a file (the module's runs have no output to read).
 # shellcheck disable=SC2016 # the action expands it, not this script
 printf '#!/bin/sh\nid -u >> %s/out/ran\necho "${DURESS_REHEARSE-unset}" >> %s/out/env\necho "mark says DURESS_REHEARSE=${DURESS_REHEARSE-unset}"\n' "$T" "$T" >"$D/mark"
-printf '#!/bin/sh\necho fail3 says hello\nexit 3\n' >"$D/fail3"
+# fail3 also counts the pipes it holds beyond stdout and stderr: the report pipe is not one.
+# shellcheck disable=SC2016 # the action expands it, not this script
+printf '#!/bin/sh\necho fail3 says hello\nn=0\nfor f in $(ls /proc/$$/fd); do [ "$f" -gt 2 ] && readlink /proc/$$/fd/$f | grep -q pipe && n=$((n + 1)); done\necho "fail3 holds $n other pipes"\nexit 3\n' >"$D/fail3"
 printf '#!/bin/sh\ntouch %s/out/edited\n' "$T" >"$D/edited"
 printf '#!/bin/sh\ntouch %s/out/other\n' "$T" >"$D/other"
 # slow: writes after duress test's bound, then leaves a mark (SIGPIPE would stop it first).
@@ -81,6 +83,7 @@ check "duress password: says what runs, for real" grep -qx "running 3 actions fo
 check "duress password: fail3's exit status and time" grep -qE '^  fail3 \(as alice\): exit 3 after [0-9]+\.[0-9]{2} s$' <<<"$out"
 check "duress password: mark's exit status and time" grep -qE '^  mark \(as alice\): exit 0 after [0-9]+\.[0-9]{2} s$' <<<"$out"
 check "duress password: the actions' output is shown" grep -qx "fail3 says hello" <<<"$out"
+check "duress password: no action holds the report pipe" grep -qx "fail3 holds 0 other pipes" <<<"$out"
 check "duress password: without --rehearse no DURESS_REHEARSE" grep -qx "mark says DURESS_REHEARSE=unset" <<<"$out"
 check "duress password: the hostile name is escaped" grep -qF '  evil\x0a\x1b[31mname: matches' <<<"$out"
 check "duress password: the hostile name's end is escaped" grep -qE '^  evil\\x0a\\x1b\[31mname \(as alice\): exit 0 after' <<<"$out"
