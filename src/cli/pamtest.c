@@ -250,12 +250,15 @@ static const char *shown(const char *s, char *buf, size_t len)
 static void print_actions(struct rehearsal *r, const struct duress_dir *dir, bool global)
 {
 	char name[DURESS_ESCAPED_SIZE(NAME_MAX)];
+	size_t shown_n = 0;
 
 	for (size_t i = 0; i < dir->n_actions; i++) {
 		const struct duress_action *a = &dir->actions[i];
 
+		/* Neither executable nor signed: the module ignores it, and so does duress check. */
 		if (a->skip == DURESS_SKIP_NOT_AN_ACTION)
 			continue;
+		shown_n++;
 		shown(a->name, name, sizeof(name));
 		if (a->matched)
 			printf("  %s: matches\n", name);
@@ -270,7 +273,7 @@ static void print_actions(struct rehearsal *r, const struct duress_dir *dir, boo
 			memcpy(j->name, a->name, sizeof(j->name));
 		}
 	}
-	if (dir->n_actions == 0)
+	if (shown_n == 0)
 		printf("  no actions\n");
 }
 
@@ -325,7 +328,7 @@ static void checked(const struct duress_trace_report *rep, void *data)
 		printf("rehearsing %zu action%s (DURESS_REHEARSE=1)\n", n, n == 1 ? "" : "s");
 	else
 		printf("running %zu action%s for real\n", n, n == 1 ? "" : "s");
-	/* The actions write to the same stdout from now on. */
+	/* Before the actions start: their output comes after these lines. */
 	fflush(stdout);
 }
 
