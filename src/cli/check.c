@@ -435,25 +435,45 @@ static int print_bad_options(const char *at, int argc, char *const *argv, const 
 	return bad;
 }
 
+/* The same for a stack entry, named FILE:LINE. */
+static int print_bad_options_of(const struct duress_pam_entry *e, const char *prefix)
+{
+	char at[PATH_MAX + 16];
+
+	snprintf(at, sizeof(at), "%s:%u", e->file, e->line);
+	return print_bad_options(at, e->argc, e->argv, prefix);
+}
+
 static int report_options(const struct module_line *m)
 {
 	return print_bad_options(m->at, m->argc, m->argv, "ERROR: ");
 }
 
+/* The module's own parse of a line's arguments into *o (they point into argv); -1: no memory. */
+static int parse_module_args(struct duress_opts *o, int argc, char *const *argv)
+{
+	const char **args = calloc((size_t)argc + 1, sizeof(*args));
+	int bad;
+
+	if (!args)
+		return -1;
+	for (int i = 0; i < argc; i++)
+		args[i] = argv[i];
+	bad = duress_opts_parse(o, argc, args, NULL);
+	free(args);
+	return bad;
+}
+
 /* The options the module takes from line m (NULL: none); they point into m. */
 static int module_opts(const struct module_line *m, struct duress_opts *o)
 {
-	const char **args;
 	int bad;
 
 	duress_opts_default(o);
-	if (!m || !(args = calloc((size_t)m->argc + 1, sizeof(*args))))
+	if (!m)
 		return 0;
-	for (int i = 0; i < m->argc; i++)
-		args[i] = m->argv[i];
-	bad = duress_opts_parse(o, m->argc, args, NULL);
-	free(args);
-	return bad;
+	bad = parse_module_args(o, m->argc, m->argv);
+	return bad < 0 ? 0 : bad; /* no memory: as before, the defaults and no complaint */
 }
 
 /* "FILE:LINE (module)", escaped. */
@@ -977,21 +997,26 @@ int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, c
 	return bad == 0 && actions == 1 ? 0 : 1;
 }
 
-int duress_check_inert(const char *pam_dir, const char *service)
+int duress_service_line_read(struct duress_service_line *l, const char *pam_dir,
+			     const char *service)
 {
-	struct duress_pam_stack s;
-	struct duress_pam_verdict v;
-	int bad = 0;
+	const struct duress_pam_entry *m;
 
-	if (duress_pam_load(&s, pam_dir ? pam_dir : PAM_DIR_DEFAULT, service) == 0) {
-		duress_pam_judge(&s, &v);
-		if (v.module && v.module->type == DURESS_PAM_AUTH) {
-			char at[PATH_MAX + 16];
+	*l = (struct duress_service_line){ 0 };
+	duress_opts_default(&l->opts);
+	if (duress_pam_load(&l->stack, pam_dir ? pam_dir : PAM_DIR_DEFAULT, service) < 0)
+		return -1;
+	duress_pam_judge(&l->stack, &l->verdict);
+	m = l->verdict.module;
+	if (!m || m->type != DURESS_PAM_AUTH)
+		return 0;
+	l->module = m;
+	l->inert = print_bad_options_of(m, "warning: ");
+	return parse_module_args(&l->opts, m->argc, m->argv) < 0 ? -1 : 0;
+}
 
-			snprintf(at, sizeof(at), "%s:%u", v.module->file, v.module->line);
-			bad = print_bad_options(at, v.module->argc, v.module->argv, "warning: ");
-		}
-	}
-	duress_pam_free(&s);
-	return bad;
+void duress_service_line_free(struct duress_service_line *l)
+{
+	duress_pam_free(&l->stack);
+	*l = (struct duress_service_line){ 0 };
 }

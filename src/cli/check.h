@@ -13,6 +13,7 @@ int duress_cmd_check(int argc, char **argv);
 
 #include "core/opts.h"
 #include "core/safe_open.h"
+#include "cli/pamstack.h"
 
 /*
  * After `duress sign`: one warning line on stderr when dir_fd (the directory
@@ -43,9 +44,20 @@ int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, c
 			const char *name);
 
 /*
- * For duress test: one warning line on stdout per unknown or malformed
- * option of service's pam_duress.so auth line in pam_dir (NULL:
- * /etc/pam.d), as duress check says them.  Returns how many (0 also when
- * the stack cannot be read): any makes the line inert.
+ * For duress test: service's stack in pam_dir (NULL: /etc/pam.d), judged,
+ * and its pam_duress.so auth line as the module reads it.  One warning line
+ * on stdout per unknown or malformed option, as duress check says them:
+ * any makes the line inert.  Returns 0, or -1 when the stack cannot be
+ * read (stack.error says why) or out of memory.  Free it either way.
  */
-int duress_check_inert(const char *pam_dir, const char *service);
+struct duress_service_line {
+	struct duress_pam_stack stack;
+	struct duress_pam_verdict verdict;
+	const struct duress_pam_entry *module; /* the auth line reached, or NULL: none */
+	int inert;                             /* how many bad options it has */
+	struct duress_opts opts; /* its options, pointing into stack; defaults without one */
+};
+
+int duress_service_line_read(struct duress_service_line *l, const char *pam_dir,
+			     const char *service);
+void duress_service_line_free(struct duress_service_line *l);

@@ -25,6 +25,9 @@ struct scope_run {
 	struct duress_identity as; /* whose rights open its files */
 	struct duress_dir dir;     /* zeroed unless loaded */
 	struct duress_target target;
+	const char *not_checked; /* for a trace: why the directory was not checked */
+	bool needs_root;         /* for a trace: because we are not root */
+	int load;                /* for a trace: duress_dir_load()'s result */
 };
 
 /* The directory's path in a log line: escaped, and cut to a length syslog keeps. */
@@ -67,6 +70,7 @@ static int load_dir(struct scope_run *s, enum duress_scope scope, uid_t owner,
 	const struct duress_caps *caps = scope == DURESS_SCOPE_USER ? &o->user_caps : &o->caps;
 	int r = duress_dir_load(&s->dir, s->path, scope, owner, caps, o->legacy_sha256, as);
 
+	s->load = r;
 	if (r == -ENOENT) {
 		duress_debug(lg, "%s does not exist", s->path);
 		return 0;
@@ -85,16 +89,19 @@ static int load_dir(struct scope_run *s, enum duress_scope scope, uid_t owner,
 	return 0;
 }
 
-static bool user_dir_allowed(const struct duress_opts *o, const struct passwd *pw,
-			     const struct duress_log *lg)
+static bool user_dir_allowed(struct scope_run *s, const struct duress_opts *o,
+			     const struct passwd *pw, const struct duress_log *lg)
 {
 	if (o->group && !duress_in_group(pw, o->group)) {
 		duress_debug(lg, "%s is not in group %s: no per-user actions", pw->pw_name,
 			     o->group);
+		s->not_checked = "the user is not in the module line's group=";
 		return false;
 	}
 	if (geteuid() != 0 && geteuid() != pw->pw_uid) {
 		duress_debug(lg, "not root: cannot run actions as %s", pw->pw_name);
+		s->not_checked = "only root or the user can run them";
+		s->needs_root = true;
 		return false;
 	}
 	return true;
@@ -116,11 +123,14 @@ static int load_user(struct scope_run *s, const struct duress_opts *o, const str
 	int r;
 
 	s->enabled = user_dir_enabled(o);
-	if (!s->enabled || !user_dir_allowed(o, pw, lg))
+	if (!s->enabled)
+		s->not_checked = "user_dir= is empty: per-user actions are off";
+	if (!s->enabled || !user_dir_allowed(s, o, pw, lg))
 		return 0;
 	r = duress_expand_user_dir(o->user_dir, pw->pw_name, pw->pw_dir, s->user_path,
 				   sizeof(s->user_path));
 	if (r < 0) {
+		s->not_checked = "user_dir= cannot be expanded for this user";
 		duress_log(lg, LOG_ERR, "user_dir=%s cannot be expanded for %s, ignoring",
 			   o->user_dir, pw->pw_name);
 		return 0;
@@ -136,8 +146,13 @@ static int load_global(struct scope_run *s, const struct duress_opts *o,
 {
 	s->enabled = global_dir_enabled(o);
 	if (!s->enabled) {
-		if (o->global_dir && *o->global_dir)
+		s->not_checked = "global_dir= is empty: global actions are off";
+		if (o->global_dir && *o->global_dir) {
 			duress_debug(lg, "not root: global actions cannot run as root");
+			s->path = o->global_dir;
+			s->not_checked = "only root can run global actions";
+			s->needs_root = true;
+		}
 		return 0;
 	}
 	s->path = o->global_dir;
@@ -252,15 +267,19 @@ static int start_actions(struct scope_run *user, struct scope_run *global, const
 	struct duress_account *root = NULL;
 	struct duress_job *jobs[DURESS_CHAINS] = { 0 };
 	struct duress_chain chains[DURESS_CHAINS], run[DURESS_CHAINS];
+	const struct duress_trace *t = req->trace;
+	const bool rehearse = t && t->rehearse;
+	const struct duress_spawn_io io = { .output_fd = t ? t->output_fd : -1,
+					    .report_fd = t ? t->report_fd : -1 };
 	size_t n_run = 0;
 	int r = add_jobs(user, &jobs[0], &chains[0]);
 
 	if (r == 0)
 		r = add_jobs(global, &jobs[1], &chains[1]);
 	if (r == 0 && chains[0].n_jobs > 0)
-		r = duress_target_init(&user->target, pw, &req->items);
+		r = duress_target_init(&user->target, pw, &req->items, rehearse);
 	if (r == 0 && chains[1].n_jobs > 0 && (r = duress_getpw(NULL, 0, &root)) == 0)
-		r = duress_target_init(&global->target, &root->pw, &req->items);
+		r = duress_target_init(&global->target, &root->pw, &req->items, rehearse);
 	if (r < 0) {
 		errno = -r;
 		duress_log(lg, LOG_ERR, "cannot prepare the actions' environment: %m");
@@ -271,7 +290,7 @@ static int start_actions(struct scope_run *user, struct scope_run *global, const
 			run[n_run++] = chains[c];
 	duress_debug(lg, "starting %zu per-user and %zu global action(s)", chains[0].n_jobs,
 		     chains[1].n_jobs);
-	r = duress_spawn(o->runner, run, n_run, o->wait_seconds, lg);
+	r = duress_spawn(o->runner, run, n_run, o->wait_seconds, &io, lg);
 out:
 	free(root);
 	free(jobs[0]);
@@ -297,6 +316,33 @@ static void log_check_error(int r, const struct duress_log *lg)
 		duress_log(lg, LOG_ERR, "internal error while checking actions: %m");
 }
 
+static struct duress_scope_report scope_report(const struct scope_run *s)
+{
+	return (struct duress_scope_report){
+		.path = s->path,
+		.not_checked = s->not_checked,
+		.needs_root = s->needs_root,
+		.load = s->load,
+		.dir = duress_dir_loaded(&s->dir) ? &s->dir : NULL,
+	};
+}
+
+/* Hands a trace what was found, before anything starts: `duress test` prints it. */
+static void trace_checked(const struct duress_request *req, const struct scope_run *user,
+			  const struct scope_run *global, enum duress_outcome out,
+			  enum duress_deny deny)
+{
+	struct duress_trace_report rep;
+
+	if (!req->trace || !req->trace->checked)
+		return;
+	rep = (struct duress_trace_report){ .user = scope_report(user),
+					    .global = scope_report(global),
+					    .outcome = out,
+					    .deny = deny };
+	req->trace->checked(&rep, req->trace->data);
+}
+
 enum duress_outcome duress_authenticate(const struct duress_opts *o,
 					const struct duress_request *req,
 					const struct duress_log *lg)
@@ -306,6 +352,7 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	struct duress_account *p = NULL;
 	enum duress_outcome out = DURESS_ERROR;
 	struct duress_match match;
+	enum duress_deny deny;
 	int m[N_SCOPES], r;
 
 	r = duress_getpw(req->user, 0, &p);
@@ -334,11 +381,13 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	}
 	if (m[SCOPE_USER] + m[SCOPE_GLOBAL] == 0) {
 		out = DURESS_NO_MATCH;
+		trace_checked(req, &user, &global, out, DURESS_DENY_NONE);
 		goto out;
 	}
 	match = (struct duress_match){ .user = m[SCOPE_USER] > 0, .global = m[SCOPE_GLOBAL] > 0 };
-	out = duress_login_allowed(o, &p->pw, req->items.service, match, lg) ? DURESS_MATCH :
-									       DURESS_MATCH_DENIED;
+	deny = duress_login_denied(o, &p->pw, req->items.service, match, lg);
+	out = deny == DURESS_DENY_NONE ? DURESS_MATCH : DURESS_MATCH_DENIED;
+	trace_checked(req, &user, &global, out, deny);
 	/*
 	 * Before pam_unix, a login this answers skips its hash: pay for it here,
 	 * before the actions start and compete with it for the CPU.

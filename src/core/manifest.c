@@ -5,11 +5,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef MFD_NOEXEC_SEAL
@@ -254,7 +257,10 @@ static int parse(struct duress_manifest *m, size_t size)
 	in.left -= sizeof(magic);
 	m->flags = get_u32(&in);
 	m->n_chains = get_count(&in, DURESS_CHAINS, 1);
-	if (m->flags & ~(DURESS_RUN_DEBUG | DURESS_RUN_WAIT))
+	if (m->flags & ~(DURESS_RUN_DEBUG | DURESS_RUN_WAIT | DURESS_RUN_REPORT))
+		in.err = -EBADMSG;
+	/* Both would be the same descriptor. */
+	if ((m->flags & DURESS_RUN_WAIT) && (m->flags & DURESS_RUN_REPORT))
 		in.err = -EBADMSG;
 	for (size_t c = 0; !in.err && c < m->n_chains; c++) {
 		get_ids(&in, &m->targets[c]);
@@ -316,4 +322,61 @@ void duress_manifest_free(struct duress_manifest *m)
 	}
 	free(m->text);
 	*m = (struct duress_manifest){ 0 };
+}
+
+/* --- report records ---------------------------------------------------- */
+
+size_t duress_report_format(char *buf, uid_t uid, int status, unsigned long ms, const char *name)
+{
+	bool sig = WIFSIGNALED(status);
+	int n = snprintf(buf, DURESS_REPORT_MAX, "%u %s %d %lu %s", (unsigned)uid,
+			 sig ? "signal" : "exit", sig ? WTERMSIG(status) : WEXITSTATUS(status), ms,
+			 name);
+
+	/* A name is at most NAME_MAX bytes: this never cuts, but stays a record if it did. */
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= DURESS_REPORT_MAX)
+		n = DURESS_REPORT_MAX - 1;
+	buf[n] = '\0';
+	return (size_t)n + 1;
+}
+
+/* A decimal number up to the next space, within [0, max]; NULL if not one. */
+static const char *report_number(const char *p, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	if (*p < '0' || *p > '9')
+		return NULL;
+	errno = 0;
+	*v = strtoul(p, &end, 10);
+	if (errno || *v > max || *end != ' ')
+		return NULL;
+	return end + 1;
+}
+
+int duress_report_parse(const char *rec, size_t len, struct duress_report *r)
+{
+	unsigned long uid = 0, code = 0;
+	const char *p = rec;
+
+	if (len == 0 || len > DURESS_REPORT_MAX || rec[len - 1] != '\0' || strlen(rec) != len - 1)
+		return -EBADMSG;
+	p = report_number(p, UINT32_MAX - 1, &uid);
+	if (p && strncmp(p, "exit ", 5) == 0)
+		r->signaled = false;
+	else if (p && strncmp(p, "signal ", 7) == 0)
+		r->signaled = true;
+	else
+		return -EBADMSG;
+	p = report_number(p + (r->signaled ? 7 : 5), 255, &code);
+	if (p)
+		p = report_number(p, ULONG_MAX - 1, &r->ms);
+	if (!p || !*p)
+		return -EBADMSG;
+	r->uid = (uid_t)uid;
+	r->code = (int)code;
+	r->name = p;
+	return 0;
 }

@@ -11,7 +11,8 @@
  * neither file names nor environment strings can hold a NUL):
  *
  *   "duress-runner-1\0"  magic, 16 bytes
- *   flags                DURESS_RUN_DEBUG | DURESS_RUN_WAIT
+ *   flags                DURESS_RUN_DEBUG | DURESS_RUN_WAIT | DURESS_RUN_REPORT
+ *                        (WAIT and REPORT share a descriptor: never both)
  *   n_chains             at most DURESS_CHAINS
  *   per chain:
  *     uid gid n_groups group...   the ids the chain's actions run with
@@ -28,11 +29,18 @@
 #include <sys/types.h>
 
 #define DURESS_RUNNER_MANIFEST_FD 3
-#define DURESS_RUNNER_DONE_FD 4 /* with DURESS_RUN_WAIT: closed when every chain is done */
+/*
+ * With DURESS_RUN_WAIT: closed when every chain is done.  With
+ * DURESS_RUN_REPORT: the report pipe, which the chain processes keep (no
+ * action inherits it) and write one record to per job that ends.
+ */
+#define DURESS_RUNNER_DONE_FD 4
 #define DURESS_RUNNER_FIRST_JOB_FD 5
 
 #define DURESS_RUN_DEBUG 1U /* the actions' output goes to syslog */
 #define DURESS_RUN_WAIT 2U  /* DURESS_RUNNER_DONE_FD is open */
+/* DURESS_RUNNER_DONE_FD is a report pipe (only `duress test` asks for one; never the module). */
+#define DURESS_RUN_REPORT 4U
 
 #define DURESS_CHAINS 2                     /* per-user, global */
 #define DURESS_MANIFEST_MAX (16U << 20)     /* bytes */
@@ -83,3 +91,29 @@ struct duress_manifest {
 /* Reads and checks the manifest from fd.  0, -EBADMSG if malformed, or another -errno. */
 int duress_manifest_read(int fd, struct duress_manifest *m);
 void duress_manifest_free(struct duress_manifest *m);
+
+/*
+ * A record of the report pipe: how one job ended.  Written in one write()
+ * of at most DURESS_REPORT_MAX bytes (< PIPE_BUF: the two chains' records
+ * never interleave) as "UID exit|signal N MS NAME\0": NUL-terminated, as
+ * a name can hold a newline but no NUL.  The uid tells the chains apart
+ * (one name may be in both directories).
+ */
+#define DURESS_REPORT_MAX 512
+
+struct duress_report {
+	uid_t uid;
+	bool signaled; /* code is the signal that ended it, else its exit status */
+	int code;
+	unsigned long ms; /* from its fork to its end */
+	const char *name; /* points into the record */
+};
+
+/*
+ * Formats the record into buf (DURESS_REPORT_MAX bytes) from a waitpid()
+ * status; returns its length, NUL included.
+ */
+size_t duress_report_format(char *buf, uid_t uid, int status, unsigned long ms, const char *name);
+
+/* Parses one record of len bytes (its NUL included); 0 or -EBADMSG. */
+int duress_report_parse(const char *rec, size_t len, struct duress_report *r);

@@ -133,13 +133,13 @@ void duress_uid_range_read(const char *path, struct duress_uid_range *ret)
 }
 
 /* What the global password may log in, beyond the rules for every match. */
-static bool global_login_allowed(const struct duress_opts *o, const struct passwd *pw,
-				 const char *login_defs, const struct duress_log *lg)
+static enum duress_deny global_login_denied(const struct duress_opts *o, const struct passwd *pw,
+					    const char *login_defs, const struct duress_log *lg)
 {
 	struct duress_uid_range range;
 
 	if (pw->pw_uid == 0)
-		return true; /* allow_root, checked by the caller */
+		return DURESS_DENY_NONE; /* allow_root, checked by the caller */
 	duress_uid_range_read(login_defs, &range);
 	if (pw->pw_uid < range.min || pw->pw_uid > range.max) {
 		duress_debug(lg,
@@ -147,47 +147,84 @@ static bool global_login_allowed(const struct duress_opts *o, const struct passw
 			     "the global duress password does not log it in",
 			     pw->pw_name, (unsigned)pw->pw_uid, (unsigned)range.min,
 			     (unsigned)range.max);
-		return false;
+		return DURESS_DENY_NOT_ORDINARY;
 	}
 	if (o->global_group && !duress_in_group(pw, o->global_group)) {
 		duress_debug(lg,
 			     "%s is not in global_group %s: the global duress password "
 			     "does not log it in",
 			     pw->pw_name, o->global_group);
-		return false;
+		return DURESS_DENY_GLOBAL_GROUP;
 	}
-	return true;
+	return DURESS_DENY_NONE;
+}
+
+enum duress_deny duress_login_denied_defs(const struct duress_opts *o, const struct passwd *pw,
+					  const char *service, struct duress_match m,
+					  const char *login_defs, const struct duress_log *lg)
+{
+	if (o->deny)
+		return DURESS_DENY_OPTION;
+	if (!o->allow_root && duress_service_is_elevation(o, service)) {
+		duress_debug(lg,
+			     "%s authenticates an elevation; a duress password never "
+			     "passes it without allow_root: denied",
+			     service);
+		return DURESS_DENY_ELEVATION;
+	}
+	if (pw->pw_uid == 0 && !o->allow_root) {
+		duress_debug(lg, "duress login as root needs allow_root: denied");
+		return DURESS_DENY_ROOT;
+	}
+	if (account_locked(pw)) {
+		duress_debug(lg, "account %s is locked: denied", pw->pw_name);
+		return DURESS_DENY_LOCKED;
+	}
+	/* A per-user password only ever matches its own account. */
+	if (m.user)
+		return DURESS_DENY_NONE;
+	return global_login_denied(o, pw, login_defs, lg);
 }
 
 bool duress_login_allowed_defs(const struct duress_opts *o, const struct passwd *pw,
 			       const char *service, struct duress_match m, const char *login_defs,
 			       const struct duress_log *lg)
 {
-	if (o->deny)
-		return false;
-	if (!o->allow_root && duress_service_is_elevation(o, service)) {
-		duress_debug(lg,
-			     "%s authenticates an elevation; a duress password never "
-			     "passes it without allow_root: denied",
-			     service);
-		return false;
-	}
-	if (pw->pw_uid == 0 && !o->allow_root) {
-		duress_debug(lg, "duress login as root needs allow_root: denied");
-		return false;
-	}
-	if (account_locked(pw)) {
-		duress_debug(lg, "account %s is locked: denied", pw->pw_name);
-		return false;
-	}
-	/* A per-user password only ever matches its own account. */
-	if (m.user)
-		return true;
-	return global_login_allowed(o, pw, login_defs, lg);
+	return duress_login_denied_defs(o, pw, service, m, login_defs, lg) == DURESS_DENY_NONE;
+}
+
+enum duress_deny duress_login_denied(const struct duress_opts *o, const struct passwd *pw,
+				     const char *service, struct duress_match m,
+				     const struct duress_log *lg)
+{
+	return duress_login_denied_defs(o, pw, service, m, DURESS_LOGIN_DEFS, lg);
 }
 
 bool duress_login_allowed(const struct duress_opts *o, const struct passwd *pw, const char *service,
 			  struct duress_match m, const struct duress_log *lg)
 {
-	return duress_login_allowed_defs(o, pw, service, m, DURESS_LOGIN_DEFS, lg);
+	return duress_login_denied(o, pw, service, m, lg) == DURESS_DENY_NONE;
+}
+
+const char *duress_deny_words(enum duress_deny d)
+{
+	switch (d) {
+	case DURESS_DENY_NONE:
+		return "not refused";
+	case DURESS_DENY_OPTION:
+		return "the module line has the deny option (a silent alarm)";
+	case DURESS_DENY_ELEVATION:
+		return "the service is an elevation (sudo, pkexec...), which a duress password "
+		       "never passes without allow_root";
+	case DURESS_DENY_ROOT:
+		return "a duress password logs in root only with allow_root";
+	case DURESS_DENY_LOCKED:
+		return "the account is locked, and a duress password never unlocks it";
+	case DURESS_DENY_NOT_ORDINARY:
+		return "a global duress password logs in only ordinary accounts "
+		       "(UID_MIN..UID_MAX of login.defs)";
+	case DURESS_DENY_GLOBAL_GROUP:
+		return "the account is not in the module line's global_group=";
+	}
+	return "refused";
 }

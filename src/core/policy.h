@@ -57,3 +57,25 @@ bool duress_login_allowed(const struct duress_opts *o, const struct passwd *pw, 
 bool duress_login_allowed_defs(const struct duress_opts *o, const struct passwd *pw,
 			       const char *service, struct duress_match m, const char *login_defs,
 			       const struct duress_log *lg);
+
+/* Why a duress match does not log in (duress_login_allowed() is false), for `duress test`. */
+enum duress_deny {
+	DURESS_DENY_NONE,
+	DURESS_DENY_OPTION,       /* deny */
+	DURESS_DENY_ELEVATION,    /* sudo, pkexec... without allow_root */
+	DURESS_DENY_ROOT,         /* uid 0 without allow_root */
+	DURESS_DENY_LOCKED,       /* passwd -l */
+	DURESS_DENY_NOT_ORDINARY, /* a global password, uid outside UID_MIN..UID_MAX */
+	DURESS_DENY_GLOBAL_GROUP, /* a global password, not in global_group= */
+};
+
+/* duress_login_allowed() and its _defs twin, saying why not. */
+enum duress_deny duress_login_denied(const struct duress_opts *o, const struct passwd *pw,
+				     const char *service, struct duress_match m,
+				     const struct duress_log *lg);
+enum duress_deny duress_login_denied_defs(const struct duress_opts *o, const struct passwd *pw,
+					  const char *service, struct duress_match m,
+					  const char *login_defs, const struct duress_log *lg);
+
+/* The reason in plain words. */
+const char *duress_deny_words(enum duress_deny d);

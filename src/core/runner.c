@@ -34,7 +34,7 @@ static int env_add(char **envp, size_t *n, const char *key, const char *value)
 }
 
 static int build_env(struct duress_target *t, const struct passwd *pw,
-		     const struct duress_pam_items *it)
+		     const struct duress_pam_items *it, bool rehearse)
 {
 	const struct {
 		const char *key;
@@ -52,6 +52,7 @@ static int build_env(struct duress_target *t, const struct passwd *pw,
 		{ "PAM_TTY", it->tty },
 		{ "PAM_TYPE", "auth" },
 		{ "PAMUSER", it->user },
+		{ "DURESS_REHEARSE", rehearse ? "1" : NULL },
 	};
 	size_t n = 0;
 	const size_t max = sizeof(vars) / sizeof(vars[0]);
@@ -66,12 +67,12 @@ static int build_env(struct duress_target *t, const struct passwd *pw,
 }
 
 int duress_target_init(struct duress_target *t, const struct passwd *pw,
-		       const struct duress_pam_items *items)
+		       const struct duress_pam_items *items, bool rehearse)
 {
 	int r;
 
 	*t = (struct duress_target){ .uid = pw->pw_uid, .gid = pw->pw_gid };
-	r = build_env(t, pw, items);
+	r = build_env(t, pw, items, rehearse);
 	if (r == 0)
 		r = duress_user_groups(pw, &t->groups, &t->n_groups);
 	if (r < 0)
@@ -106,6 +107,7 @@ struct handover {
 	int *tmp; /* the child's scratch space */
 	size_t n;
 	int devnull;
+	int out;    /* the actions' stdout and stderr: devnull unless traced */
 	char *name; /* argv[0]: the program's file name, which `ps` shows as well */
 };
 
@@ -140,13 +142,14 @@ static int place_descriptors(const struct handover *h)
 {
 	int high = DURESS_RUNNER_MANIFEST_FD + (int)h->n;
 	int null = fcntl(h->devnull, F_DUPFD, high);
+	int out = fcntl(h->out, F_DUPFD, high);
 
 	for (size_t i = 0; i < h->n; i++) {
 		h->tmp[i] = h->from[i] < 0 ? -1 : fcntl(h->from[i], F_DUPFD, high);
 		if (h->from[i] >= 0 && h->tmp[i] < 0)
 			return -1;
 	}
-	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+	if (null < 0 || out < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 		return -1;
 	for (size_t i = 0; i < h->n; i++) {
 		int fd = DURESS_RUNNER_MANIFEST_FD + (int)i;
@@ -257,19 +260,34 @@ static int open_wait_pipe(unsigned wait_seconds, int done[2])
 	return done[0] < 0 ? done[0] : done[1] < 0 ? done[1] : 0;
 }
 
-static int runner_flags(unsigned wait_seconds, const struct duress_log *lg)
+/* A traced run's output goes where it asked, not to syslog; it reads the report, not wait=. */
+static unsigned runner_flags(unsigned wait_seconds, const struct duress_spawn_io *io,
+			     const struct duress_log *lg)
 {
-	return (lg && lg->debug ? DURESS_RUN_DEBUG : 0) | (wait_seconds ? DURESS_RUN_WAIT : 0);
+	unsigned f = 0;
+
+	if (lg && lg->debug && io->output_fd < 0)
+		f |= DURESS_RUN_DEBUG;
+	if (io->report_fd >= 0)
+		f |= DURESS_RUN_REPORT;
+	else if (wait_seconds)
+		f |= DURESS_RUN_WAIT;
+	return f;
 }
 
 int duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
-		 unsigned wait_seconds, const struct duress_log *lg)
+		 unsigned wait_seconds, const struct duress_spawn_io *io,
+		 const struct duress_log *lg)
 {
+	static const struct duress_spawn_io none = { .output_fd = -1, .report_fd = -1 };
 	struct handover h = { .devnull = -1 };
 	int done[2] = { -1, -1 };
 	int manifest, r;
 
-	manifest = duress_manifest_write(chains, n_chains, runner_flags(wait_seconds, lg));
+	io = io ? io : &none;
+	if (io->report_fd >= 0)
+		wait_seconds = 0;
+	manifest = duress_manifest_write(chains, n_chains, runner_flags(wait_seconds, io, lg));
 	if (manifest >= 0)
 		manifest = duress_fd_above_stdio(manifest);
 	r = manifest < 0 ? manifest : 0;
@@ -277,8 +295,10 @@ int duress_spawn(const char *runner_path, const struct duress_chain *chains, siz
 		h.devnull = duress_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
 		r = h.devnull < 0 ? h.devnull : open_wait_pipe(wait_seconds, done);
 	}
+	h.out = io->output_fd >= 0 ? io->output_fd : h.devnull;
 	if (r == 0)
-		r = handover_init(&h, runner_path, manifest, done[1], chains, n_chains);
+		r = handover_init(&h, runner_path, manifest,
+				  io->report_fd >= 0 ? io->report_fd : done[1], chains, n_chains);
 	if (r == 0)
 		r = start_runner(runner_path, &h);
 	if (r == 0 && done[1] >= 0) {

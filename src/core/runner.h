@@ -2,6 +2,7 @@
 #pragma once
 
 #include <pwd.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -24,9 +25,24 @@ struct duress_pam_items {
  */
 int duress_fd_above_stdio(int fd);
 
-/* Returns 0 or -errno.  pw is the account the action runs as. */
+/* The variable a rehearsal adds to the actions' environment (docs/rehearsal.md). */
+#define DURESS_REHEARSE_ENV "DURESS_REHEARSE=1"
+
+/*
+ * Returns 0 or -errno.  pw is the account the action runs as; rehearse
+ * (only ever from `duress test --rehearse`) adds DURESS_REHEARSE_ENV.
+ */
 int duress_target_init(struct duress_target *t, const struct passwd *pw,
-		       const struct duress_pam_items *items);
+		       const struct duress_pam_items *items, bool rehearse);
+
+/*
+ * Where a traced run (`duress test`) wants what the actions print and how
+ * each ended; the module passes none.  -1: not wanted.
+ */
+struct duress_spawn_io {
+	int output_fd; /* the actions' stdout and stderr instead of /dev/null */
+	int report_fd; /* a pipe's write end for the report records (manifest.h) */
+};
 
 /*
  * Starts the runner program at runner_path (src/runner) in a fresh process
@@ -34,9 +50,11 @@ int duress_target_init(struct duress_target *t, const struct passwd *pw,
  * memfds; it runs each chain independently of the others, fully detached
  * from the caller: the caller gets no SIGCHLD, keeps no zombie, and may be
  * multithreaded (between clone and execve only async-signal-safe calls).
- * Waits up to wait_seconds for every chain to finish.  With lg->debug the
- * actions' output goes to syslog.  Returns 0 once the runner has taken over,
- * or -errno if it could not be started.
+ * Waits up to wait_seconds for every chain to finish (not with io->report_fd:
+ * the caller reads the report instead).  With lg->debug the actions' output
+ * goes to syslog, unless io->output_fd.  Returns 0 once the runner has taken
+ * over, or -errno if it could not be started.
  */
 int duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
-		 unsigned wait_seconds, const struct duress_log *lg);
+		 unsigned wait_seconds, const struct duress_spawn_io *io,
+		 const struct duress_log *lg);

@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/manifest.h"
@@ -108,7 +109,7 @@ static int check_descriptors(const struct duress_manifest *m)
 			if (seals < 0 || (seals & sealed) != sealed)
 				return -1;
 		}
-	if (!(m->flags & DURESS_RUN_WAIT))
+	if (!(m->flags & (DURESS_RUN_WAIT | DURESS_RUN_REPORT)))
 		return 0;
 	/* Held until every chain is done; nothing started inherits it. */
 	if (fstat(DURESS_RUNNER_DONE_FD, &st) < 0 || !S_ISFIFO(st.st_mode))
@@ -186,28 +187,70 @@ static void start_log_forwarder(void)
 	close(pipefd[1]);
 }
 
+static unsigned long ms_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (unsigned long)((now.tv_sec - start->tv_sec) * 1000L +
+			       (now.tv_nsec - start->tv_nsec) / 1000000L);
+}
+
+/* With DURESS_RUN_REPORT: how the job ended, in one write (manifest.h). */
+static void report_job(const struct duress_manifest *m, const struct duress_chain *chain,
+		       const struct duress_job *job, int status, const struct timespec *start)
+{
+	char rec[DURESS_REPORT_MAX];
+	size_t len;
+
+	if (!(m->flags & DURESS_RUN_REPORT))
+		return;
+	len = duress_report_format(rec, chain->target->uid, status, ms_since(start), job->name);
+	/* A reader that went away is no reason to stop the chain. */
+	while (write(DURESS_RUNNER_DONE_FD, rec, len) < 0 && errno == EINTR)
+		;
+}
+
+/* Starts one job and waits for it. */
+static void run_job(const struct duress_manifest *m, const struct duress_chain *chain,
+		    const struct duress_job *job)
+{
+	struct timespec start;
+	int status = 0;
+	pid_t pid;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	pid = fork();
+	if (pid == 0) {
+		(void)signal(SIGPIPE, SIG_DFL); /* see run_chain() */
+		duress_exec_job(job, chain->target);
+	}
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (pid > 0)
+		report_job(m, chain, job, status, &start);
+}
+
 /* One chain: its own jobs only, as its target, one after another. */
 static _Noreturn void run_chain(const struct duress_manifest *m, size_t c)
 {
 	const struct duress_chain *chain = &m->chains[c];
 
-	/* Neither the other chain's actions nor the wait= pipe belong here. */
+	/* Neither the other chain's actions nor the wait= pipe belong here (the report pipe does). */
 	for (size_t o = 0; o < m->n_chains; o++)
 		for (size_t i = 0; o != c && i < m->chains[o].n_jobs; i++)
 			close(m->chains[o].jobs[i].memfd);
-	(void)close(DURESS_RUNNER_DONE_FD);
+	if (!(m->flags & DURESS_RUN_REPORT))
+		(void)close(DURESS_RUNNER_DONE_FD);
+	/* A reader that gave up waiting (duress test's bound) must not end the chain. */
+	else
+		(void)signal(SIGPIPE, SIG_IGN);
 	if (duress_become(chain->target) != 0)
 		_exit(1);
 	/* The change of ids made it dumpable again if fs.suid_dumpable is 1: see prepare(). */
 	(void)prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
-	for (size_t i = 0; i < chain->n_jobs; i++) {
-		pid_t pid = fork();
-
-		if (pid == 0)
-			duress_exec_job(&chain->jobs[i], chain->target);
-		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
+	for (size_t i = 0; i < chain->n_jobs; i++)
+		run_job(m, chain, &chain->jobs[i]);
 	_exit(0);
 }
 

@@ -1,7 +1,9 @@
 #!/bin/bash
 # duress test through the real libpam (pam_wrapper) and pam_unix, with a fake
 # user (nss_wrapper): it must report real, duress and wrong passwords as a
-# login would see them.  TAP output.  Usage: test_pamtest.sh DURESS MODULE
+# login would see them, and for a duress password what matched, what was
+# skipped and how each action ended (issue 18, item 1: the rehearsal).
+# TAP output.  Usage: test_pamtest.sh DURESS MODULE
 set -u
 DURESS=$1
 MODULE=$2
@@ -22,9 +24,26 @@ printf 'root:x:0:\nalice:x:%s:\n' "$gid" >"$T/group"
 printf 'auth [success=2 default=ignore] pam_unix.so nodelay\nauth [success=1 default=ignore] %s global_dir=%s runner=%s\nauth requisite pam_deny.so\nauth required pam_permit.so\naccount required pam_permit.so\n' "$MODULE" "$T/global" "$RUNNER" >"$T/pam.d/duress-test"
 printf 'auth required pam_deny.so\naccount required pam_deny.so\n' >"$T/pam.d/other"
 mkdir -m 700 "$T/home/alice/.duress"
-printf '#!/bin/sh\nid -u >> %s/out/ran\n' "$T" >"$T/home/alice/.duress/mark"
-chmod 700 "$T/home/alice/.duress/mark"
-"$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$T/home/alice/.duress/mark" <<<"Duress-pw-2" >/dev/null 2>&1
+D=$T/home/alice/.duress
+# mark: the side effect counted (once per run) and the variable it saw, on
+# its output and in a file (the module's runs have no output to read).
+# shellcheck disable=SC2016 # the action expands it, not this script
+printf '#!/bin/sh\nid -u >> %s/out/ran\necho "${DURESS_REHEARSE-unset}" >> %s/out/env\necho "mark says DURESS_REHEARSE=${DURESS_REHEARSE-unset}"\n' "$T" "$T" >"$D/mark"
+# fail3 also counts the pipes it holds beyond stdout and stderr: the report pipe is not one.
+# shellcheck disable=SC2016 # the action expands it, not this script
+printf '#!/bin/sh\necho fail3 says hello\nn=0\nfor f in $(ls /proc/$$/fd); do [ "$f" -gt 2 ] && readlink /proc/$$/fd/$f | grep -q pipe && n=$((n + 1)); done\necho "fail3 holds $n other pipes"\nexit 3\n' >"$D/fail3"
+printf '#!/bin/sh\ntouch %s/out/edited\n' "$T" >"$D/edited"
+printf '#!/bin/sh\ntouch %s/out/other\n' "$T" >"$D/other"
+# slow: writes after duress test's bound, then leaves a mark (SIGPIPE would stop it first).
+printf '#!/bin/sh\nsleep 3\necho slow says late\ntouch %s/out/slow\n' "$T" >"$D/slow"
+# A hostile name: a newline and an escape sequence must reach no terminal raw.
+evil=$'evil\n\e[31mname'
+printf '#!/bin/sh\nprintf "evil prints \\033[2J\\n"\n' >"$D/$evil"
+chmod 700 "$D"/*
+"$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$D/mark" "$D/fail3" "$D/edited" "$D/$evil" <<<"Duress-pw-2" >/dev/null 2>&1
+"$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$D/other" <<<"Other-pw-4" >/dev/null 2>&1
+"$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$D/slow" <<<"Slow-pw-5" >/dev/null 2>&1
+echo 'echo changed' >>"$D/edited"
 chown -R "$uid:$gid" "$T/home/alice"
 
 pam_env() {
@@ -34,7 +53,7 @@ pam_env() {
 }
 run_test() { # run_test PASSWORD [SERVICE]: sets out, rc
 	# shellcheck disable=SC2086 # $WRAP is a command prefix
-	out=$(pam_env $WRAP "$DURESS" test --stdin --service "${2:-duress-test}" alice <<<"$1" 2>&1)
+	out=$(pam_env $WRAP "$DURESS" test --stdin --pam-dir "$T/pam.d" --service "${2:-duress-test}" ${3:-} alice <<<"$1" 2>&1)
 	rc=$?
 }
 # ran_as UID: the action wrote UID (waited for up to 5 s).
@@ -50,13 +69,95 @@ check "real password: authenticate and account reported" test "$(grep -c '^authe
 check "real password: no action ran" nothing_ran
 
 run_test 'Duress-pw-2'
+echo "$out" | sed "s/^/# /"
 check "duress password: exit 0" test $rc -eq 0
 check "duress password: says the login would succeed" grep -qx "result: the login would succeed" <<<"$out"
 check "duress password: the action ran as alice" ran_as "$uid"
+check "duress password: the directory is named" grep -qx "$D:" <<<"$out"
+check "duress password: mark matches" grep -qx "  mark: matches" <<<"$out"
+check "duress password: fail3 matches" grep -qx "  fail3: matches" <<<"$out"
+check "duress password: other is armed for another password" grep -qx "  other: armed, another password" <<<"$out"
+check "duress password: the edited action is skipped, with the reason" grep -qx "  edited: skipped: content changed since signing" <<<"$out"
+check "duress password: the global directory is named" grep -qx "$T/global:" <<<"$out"
+check "duress password: says what runs, for real" grep -qx "running 3 actions for real" <<<"$out"
+check "duress password: fail3's exit status and time" grep -qE '^  fail3 \(as alice\): exit 3 after [0-9]+\.[0-9]{2} s$' <<<"$out"
+check "duress password: mark's exit status and time" grep -qE '^  mark \(as alice\): exit 0 after [0-9]+\.[0-9]{2} s$' <<<"$out"
+check "duress password: the actions' output is shown" grep -qx "fail3 says hello" <<<"$out"
+check "duress password: no action holds the report pipe" grep -qx "fail3 holds 0 other pipes" <<<"$out"
+check "duress password: without --rehearse no DURESS_REHEARSE" grep -qx "mark says DURESS_REHEARSE=unset" <<<"$out"
+check "duress password: the hostile name is escaped" grep -qF '  evil\x0a\x1b[31mname: matches' <<<"$out"
+check "duress password: the hostile name's end is escaped" grep -qE '^  evil\\x0a\\x1b\[31mname \(as alice\): exit 0 after' <<<"$out"
+check "duress password: an action's escape sequence is shown escaped" grep -qxF 'evil prints \x1b[2J' <<<"$out"
+check "duress password: no escape byte reaches the output" test "$(grep -c $'\e' <<<"$out")" -eq 0
+check "duress password: the action ran exactly once (no second run by the module)" \
+	eval 'actions_settled 15 "$RUNNER" && test "$(wc -l <"$T/out/ran")" -eq 1'
+check "duress password: the authentication is judged, not run again" grep -qx "authenticate: pam_duress.so succeeds (judged from the stack, not run twice)" <<<"$out"
+check "duress password: the account check ran" grep -qx "account: Success" <<<"$out"
+check "duress password: the skipped action did not run" test ! -e "$T/out/edited"
+check "duress password: the action for another password did not run" test ! -e "$T/out/other"
+
+rm -f "$T/out/ran" "$T/out/env"
+run_test 'Duress-pw-2' duress-test --rehearse
+echo "$out" | sed "s/^/# /"
+check "rehearse: exit 0" test $rc -eq 0
+check "rehearse: says it rehearses" grep -qx "rehearsing 3 actions (DURESS_REHEARSE=1)" <<<"$out"
+check "rehearse: the action sees DURESS_REHEARSE=1, its output shown" grep -qx "mark says DURESS_REHEARSE=1" <<<"$out"
+check "rehearse: fail3's exit status" grep -qE '^  fail3 \(as alice\): exit 3 after ' <<<"$out"
+check "rehearse: says the login would succeed" grep -qx "result: the login would succeed" <<<"$out"
+
+# The module's path never rehearses, whatever the caller's environment: a
+# stack the CLI cannot read (--pam-dir elsewhere) makes duress test run the
+# real stack, and so the module itself, with DURESS_REHEARSE=1 in its environment.
+rm -f "$T/out/ran" "$T/out/env"
+mkdir -p "$T/no-pam.d"
+# shellcheck disable=SC2086 # $WRAP is a command prefix
+out=$(DURESS_REHEARSE=1 pam_env $WRAP "$DURESS" test --stdin --pam-dir "$T/no-pam.d" --service duress-test alice <<<'Duress-pw-2' 2>&1)
+rc=$?
+echo "$out" | sed "s/^/# /"
+check "through the module: the login succeeds" test $rc -eq 0
+check "through the module: pam_authenticate ran" grep -qx "authenticate: Success" <<<"$out"
+check "through the module: the action ran" ran_as "$uid"
+check "through the module: the action did not see DURESS_REHEARSE" eval 'actions_settled 15 "$RUNNER" && test "$(cat "$T/out/env")" = unset'
+
+rm -f "$T/out/ran"
+# Past --timeout, what still runs is named, and goes on.
+run_test 'Slow-pw-5' duress-test '--timeout 1'
+check "timeout: the slow action is still running" grep -qx "  slow (as alice): still running after 1 s (it goes on, detached)" <<<"$out"
+check "timeout: the login would still succeed" test $rc -eq 0
+check "timeout: the slow action went on, writing after duress test ended" wait_for 10 test -e "$T/out/slow"
+
+# An elevation service: the actions run, the login is refused, and why is said.
+cp "$T/pam.d/duress-test" "$T/pam.d/sudo"
+rm -f "$T/out/ran"
+run_test 'Duress-pw-2' sudo
+check "elevation: exit 1" test $rc -eq 1
+check "elevation: refused, with the reason" grep -qx "authenticate: refused, as for a wrong password: the service is an elevation (sudo, pkexec...), which a duress password never passes without allow_root" <<<"$out"
+check "elevation: says the login would be refused" grep -qx "result: the login would be refused" <<<"$out"
+check "elevation: the actions still ran, once" eval 'actions_settled 15 "$RUNNER" && test "$(wc -l <"$T/out/ran")" -eq 1'
+
+# Not root, for another user: neither directory is checked, and each says why
+# as the core sees it (the CLI runs as nobody; the stack must be readable).
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	actions_settled 15 "$RUNNER"
+	rm -f "$T/out/ran"
+	chmod 755 "$T" "$T/pam.d"
+	chmod 644 "$T/pam.d"/* "$T/passwd" "$T/group"
+	# shellcheck disable=SC2086 # $WRAP is a command prefix
+	out=$(pam_env setpriv --reuid=65534 --regid=65534 --clear-groups $WRAP "$DURESS" test --stdin --pam-dir "$T/pam.d" --service duress-test alice <<<'Duress-pw-2' 2>&1)
+	echo "$out" | sed "s/^/# /"
+	check "not root: the user's actions are not checked, and why" grep -qx "per-user actions: not checked: only root or the user can run them (sudo duress test)" <<<"$out"
+	check "not root: the global actions are not checked, and why" grep -qx "$T/global: not checked: only root can run global actions (sudo duress test)" <<<"$out"
+	check "not root: nothing matches" grep -qx "no action matches this password" <<<"$out"
+	check "not root: no action ran" nothing_ran
+else
+	for i in 1 2 3 4; do skip "not root: needs root and setpriv"; done
+fi
 
 rm -f "$T/out/ran"
 run_test 'Wrong-pw-3'
 check "wrong password: exit 1" test $rc -eq 1
+check "wrong password: says nothing matches" grep -qx "no action matches this password" <<<"$out"
+check "wrong password: the other action is still armed" grep -qx "  other: armed, another password" <<<"$out"
 check "wrong password: says the login would be refused" grep -qx "result: the login would be refused" <<<"$out"
 check "wrong password: authentication failure reported" grep -qx "authenticate: Authentication failure" <<<"$out"
 check "wrong password: no action ran" nothing_ran

@@ -25,6 +25,7 @@
 #include <crypt.h>
 
 #include "auth_world.h"
+#include "core/actions.h"
 #include "fixture.h"
 #include "tests/lib/fds.h"
 
@@ -64,9 +65,11 @@ struct auth_case {
 char *__real_crypt_r(const char *phrase, const char *setting, struct crypt_data *data);
 char *__wrap_crypt_r(const char *phrase, const char *setting, struct crypt_data *data);
 int __real_duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
-			unsigned wait_seconds, const struct duress_log *lg);
+			unsigned wait_seconds, const struct duress_spawn_io *io,
+			const struct duress_log *lg);
 int __wrap_duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
-			unsigned wait_seconds, const struct duress_log *lg);
+			unsigned wait_seconds, const struct duress_spawn_io *io,
+			const struct duress_log *lg);
 
 static unsigned hashes, hashes_at_spawn;
 
@@ -77,10 +80,11 @@ char *__wrap_crypt_r(const char *phrase, const char *setting, struct crypt_data 
 }
 
 int __wrap_duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
-			unsigned wait_seconds, const struct duress_log *lg)
+			unsigned wait_seconds, const struct duress_spawn_io *io,
+			const struct duress_log *lg)
 {
 	hashes_at_spawn = hashes;
-	return __real_duress_spawn(runner_path, chains, n_chains, wait_seconds, lg);
+	return __real_duress_spawn(runner_path, chains, n_chains, wait_seconds, io, lg);
 }
 
 /* The link-time wrap of libsodium's crypto_pwhash (meson.build): counts the derivations. */
@@ -364,6 +368,81 @@ static void run_case(void **state)
 	assert_int_equal(count_open_fds(), fds);
 }
 
+/* What a trace's callback saw. */
+struct seen {
+	int calls;
+	bool runner_ran; /* by the time of the callback */
+	enum duress_outcome outcome;
+	enum duress_deny deny;
+	const char *states; /* one letter per user action: m(atched) a(rmed) s(kipped) */
+	char user_states[16];
+	bool global_checked;
+};
+
+static void on_checked(const struct duress_trace_report *r, void *data)
+{
+	struct seen *s = data;
+	char report[4096];
+	size_t n = 0;
+
+	s->calls++;
+	s->runner_ran = world_report(NULL, report, sizeof(report));
+	s->outcome = r->outcome;
+	s->deny = r->deny;
+	for (size_t i = 0; r->user.dir && i < r->user.dir->n_actions && n < 15; i++) {
+		const struct duress_action *a = &r->user.dir->actions[i];
+
+		s->user_states[n++] = a->matched ? 'm' : a->skip == DURESS_SKIP_NONE ? 'a' : 's';
+	}
+	s->user_states[n] = '\0';
+	s->global_checked = r->global.dir != NULL;
+}
+
+/*
+ * duress test's trace: the callback comes once, before the runner starts,
+ * with the user's actions as verified (10-user edited: skipped; 20-both
+ * matched), the outcome and why it is refused; the runner gets the report
+ * pipe and writes one record per job.
+ */
+static void trace_reports_before_start(void **state)
+{
+	struct seen seen = { 0 };
+	int report[2];
+	struct duress_trace trace = { .output_fd = -1, .checked = on_checked, .data = &seen };
+	struct duress_request req = { .user = "ualice",
+				      .password = BOTH_PW,
+				      .password_len = strlen(BOTH_PW),
+				      .items = { .user = "ualice", .service = "login" },
+				      .trace = &trace };
+	const struct duress_log lg = { 0 };
+	struct duress_opts o;
+	char got[4096];
+
+	(void)state;
+	world_opts(&o);
+	o.deny = true;
+	assert_int_equal(pipe2(report, O_CLOEXEC), 0);
+	trace.report_fd = report[1];
+	assert_int_equal(duress_authenticate(&o, &req, &lg), DURESS_MATCH_DENIED);
+	close(report[1]);
+	close(report[0]);
+	assert_int_equal(seen.calls, 1);
+	assert_false(seen.runner_ran);
+	assert_int_equal(seen.outcome, DURESS_MATCH_DENIED);
+	assert_int_equal(seen.deny, DURESS_DENY_OPTION);
+	assert_string_equal(seen.user_states, "sm");
+	assert_int_equal(seen.global_checked, W.root);
+	assert_true(world_report(NULL, got, sizeof(got)));
+	assert_non_null(strstr(got, "20-both"));
+}
+
+static int build_changed(void **state)
+{
+	(void)state;
+	world_build(WORLD_USER_ACTION_CHANGED);
+	return 0;
+}
+
 static int build(void **state)
 {
 	const struct auth_case *c = *state;
@@ -374,8 +453,11 @@ static int build(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0])];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 1];
 
 	FX_ROW_TESTS(tests, cases, run_case, build, world_teardown);
+	tests[sizeof(cases) / sizeof(cases[0])] =
+		(struct CMUnitTest)cmocka_unit_test_setup_teardown(trace_reports_before_start,
+								   build_changed, world_teardown);
 	return cmocka_run_group_tests(tests, world_group_setup, world_group_teardown);
 }

@@ -172,7 +172,8 @@ static const struct {
 } field_rows[] = {
 	{ "the good one", NOTHING, 0, NULL, 0 },
 	{ "two chains, jobs numbered on", N_CHAINS, 2, NULL, 0 },
-	{ "an unknown flag", FLAGS, 4, NULL, -EBADMSG },
+	{ "an unknown flag", FLAGS, 8, NULL, -EBADMSG },
+	{ "wait= and report share a descriptor", FLAGS, 6, NULL, -EBADMSG },
 	{ "gid -1", GID, UINT32_MAX, NULL, -EBADMSG },
 	{ "a variable without =", ENV, 0, "USER", -EBADMSG },
 	{ "more variables than the bound", N_ENV, DURESS_MANIFEST_MAX_ENV + 1, NULL, -EBADMSG },
@@ -280,6 +281,67 @@ static void reader_wants_a_file(void **state)
 	close(p[0]);
 }
 
+/* duress test's report flag goes through; with WAIT (the same descriptor) it is refused. */
+static void report_flag(void **state)
+{
+	struct duress_manifest m;
+	int fd = duress_manifest_write(chains, 2, DURESS_RUN_REPORT);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(duress_manifest_read(fd, &m), 0);
+	close(fd);
+	assert_int_equal(m.flags, DURESS_RUN_REPORT);
+	assert_int_equal(m.chains[0].n_jobs, 2);
+	duress_manifest_free(&m);
+	fd = duress_manifest_write(chains, 2, DURESS_RUN_WAIT | DURESS_RUN_REPORT);
+	assert_true(fd >= 0);
+	assert_int_equal(duress_manifest_read(fd, &m), -EBADMSG);
+	close(fd);
+	fd = duress_manifest_write(chains, 2, 8U);
+	assert_true(fd >= 0);
+	assert_int_equal(duress_manifest_read(fd, &m), -EBADMSG);
+	close(fd);
+}
+
+/* A record says what the runner saw, a hostile name included, and nothing else parses. */
+static void report_round_trip(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"1000 exit 3 410",
+		"1000 exit 3 410 ",
+		"x exit 3 410 a",
+		"1000 quit 3 410 a",
+		"1000 exit 256 410 a",
+		"-1 exit 3 410 a",
+		"4294967295 exit 0 1 a",
+		"1000 exit 3 a",
+	};
+	char rec[DURESS_REPORT_MAX];
+	struct duress_report r;
+	size_t len;
+
+	(void)state;
+	len = duress_report_format(rec, 1000, 3 << 8, 410, name2);
+	assert_int_equal(duress_report_parse(rec, len, &r), 0);
+	assert_int_equal(r.uid, 1000);
+	assert_false(r.signaled);
+	assert_int_equal(r.code, 3);
+	assert_int_equal(r.ms, 410);
+	assert_string_equal(r.name, name2);
+	len = duress_report_format(rec, 0, 9, 7, name3); /* killed by SIGKILL */
+	assert_int_equal(duress_report_parse(rec, len, &r), 0);
+	assert_true(r.signaled);
+	assert_int_equal(r.code, 9);
+	assert_int_equal(r.uid, 0);
+	/* Without its NUL, or with one inside, it is no record. */
+	assert_int_equal(duress_report_parse(rec, len - 1, &r), -EBADMSG);
+	assert_int_equal(duress_report_parse("0 exit 0 1 a\0b", 15, &r), -EBADMSG);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(duress_report_parse(bad[i], strlen(bad[i]) + 1, &r), -EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +351,8 @@ int main(void)
 		cmocka_unit_test(writer_bounded),
 		cmocka_unit_test(reader_checks_each_field),
 		cmocka_unit_test(reader_wants_a_file),
+		cmocka_unit_test(report_flag),
+		cmocka_unit_test(report_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

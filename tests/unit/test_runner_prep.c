@@ -99,7 +99,7 @@ static void run_env_case(void **state)
 	const struct env_case *c = *state;
 	struct duress_target t;
 
-	assert_int_equal(duress_target_init(&t, &c->pw, &c->items), 0);
+	assert_int_equal(duress_target_init(&t, &c->pw, &c->items, false), 0);
 	assert_int_equal(t.uid, c->pw.pw_uid);
 	assert_int_equal(t.gid, 4242);
 	expect_env(t.envp, c->env, c->name);
@@ -110,6 +110,23 @@ static void run_env_case(void **state)
 	/* Freed twice, or zeroed: nothing. */
 	duress_target_free(&t);
 	assert_null(t.envp);
+}
+
+/* duress test --rehearse (never the module): DURESS_REHEARSE=1 is added, last. */
+static void rehearsal_env(void **state)
+{
+	static const char *const want[] = {
+		USER_PATH,       "HOME=/home/alice",  "USER=alice",
+		"LOGNAME=alice", "SHELL=/bin/sh",     "PAM_SERVICE=login",
+		"PAM_TYPE=auth", "DURESS_REHEARSE=1", NULL
+	};
+	const struct env_case *c = &env_cases[2]; /* the same without the rehearsal */
+	struct duress_target t;
+
+	(void)state;
+	assert_int_equal(duress_target_init(&t, &c->pw, &c->items, true), 0);
+	expect_env(t.envp, want, "rehearsal");
+	duress_target_free(&t);
 }
 
 /* target_init, then the manifest, then the runner's parser: nothing is lost or merged. */
@@ -124,8 +141,8 @@ static void env_through_the_manifest(void **state)
 	int fd;
 
 	(void)state;
-	assert_int_equal(duress_target_init(&t[0], &a->pw, &a->items), 0);
-	assert_int_equal(duress_target_init(&t[1], &b->pw, &b->items), 0);
+	assert_int_equal(duress_target_init(&t[0], &a->pw, &a->items, false), 0);
+	assert_int_equal(duress_target_init(&t[1], &b->pw, &b->items, false), 0);
 	for (size_t i = 0; i < 2; i++)
 		chains[i] = (struct duress_chain){ &t[i], &job, 1 };
 	fd = duress_manifest_write(chains, 2, 0);
@@ -340,7 +357,7 @@ static void spawn_child(const void *arg)
 			   c->runner == FALSE ? false_runner :
 						"/nonexistent/runner";
 
-	CHILD_CHECK(duress_spawn(path, chains, 2, c->wait, NULL) == c->result);
+	CHILD_CHECK(duress_spawn(path, chains, 2, c->wait, NULL, NULL) == c->result);
 }
 
 static void run_spawn_case(void **state)
@@ -389,11 +406,12 @@ static int remove_tmp(void **state)
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 int main(void)
 {
-	struct CMUnitTest tests[N(env_cases) + N(fd_cases) + N(spawn_cases) + 2] = {
+	struct CMUnitTest tests[N(env_cases) + N(fd_cases) + N(spawn_cases) + 3] = {
 		cmocka_unit_test(env_through_the_manifest),
+		cmocka_unit_test(rehearsal_env),
 		cmocka_unit_test(target_bounds),
 	};
-	size_t n = 2; /* the rows' tests follow */
+	size_t n = 3; /* the rows' tests follow */
 
 	fake_runner = getenv("DURESS_FAKE_RUNNER");
 	false_runner = getenv("DURESS_FALSE");

@@ -106,7 +106,7 @@ static void run_case(void **state)
 
 	for (size_t i = 0; i < 2; i++)
 		jobs[i].memfd = job_fd(&c->jobs[i], jobs[i].name);
-	r = duress_spawn(runner, &chain, 1, 30, NULL);
+	r = duress_spawn(runner, &chain, 1, 30, NULL, NULL);
 	for (size_t i = 0; i < 2; i++)
 		close(jobs[i].memfd);
 	fd = open(ran, O_RDONLY | O_CLOEXEC);
