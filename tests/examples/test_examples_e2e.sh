@@ -24,6 +24,10 @@
 # it ran).  Afterwards, outside every namespace: the machine's /etc/pam.d,
 # /etc/passwd, /etc/group, /etc/shadow and network links are as before.
 #
+# First each example is rehearsed (duress test --rehearse with its duress
+# password): it prints what it would do, exit 0, and nothing changes but
+# alert's messages, each marked as a test.
+#
 # One duress password per example, so each login fires exactly one, and the
 # state of all five effects is compared after every login (a login must not
 # fire the others):
@@ -338,6 +342,65 @@ for line in open(sys.argv[1], encoding="utf-8"):
           "external=" + field("external address"))
 PY
 }
+# rehearse NAME: duress test --rehearse with NAME's duress password, inside the
+# network namespace as the logins are; output in $T/rh.NAME.
+rehearse() {
+	printf '%s\n' "${DP[$1]}" | timeout 60 ip netns exec "$NS" "$DURESS" test --rehearse --stdin \
+		--service "$SERVICE" "$U" >"$T/rh.$1" 2>&1
+}
+# rehearsed NAME OWNER LINE...: its run said so, ran NAME alone as OWNER, exit 0, and printed each LINE.
+rehearsed() {
+	local name=$1 owner=$2 line
+	shift 2
+	grep -qx "rehearsing 1 action (DURESS_REHEARSE=1)" "$T/rh.$name" &&
+		grep -q "^  $name (as $owner): exit 0 after " "$T/rh.$name" &&
+		[ "$(grep -c '^  .* (as .*): exit ' "$T/rh.$name")" -eq 1 ] &&
+		grep -qx "result: the login would succeed" "$T/rh.$name" || return 1
+	for line; do grep -qF -- "$line" "$T/rh.$name" || return 1; done
+}
+
+# Each example rehearsed through `duress test --rehearse`, before any real
+# login: it says what it would do, and nothing but alert's test messages
+# happens.  The recorder's and sendmail's logs are then set aside, so the
+# real logins below start from nothing.
+run_rehearsals() {
+	local s0=$1 lines
+	rehearse hide
+	check_diag "rehearsal: hide names ~/scratch and moves nothing" "$T/rh.hide" \
+		rehearsed hide "$U" "hide: would move $HOMEDIR/scratch into a new directory $HIDE_DIR/hidden."
+	rehearse net-down
+	check_diag "rehearsal: net-down names the links it would bring down" "$T/rh.net-down" \
+		rehearsed net-down root "net-down: would bring va down" "net-down: would bring d0 down" \
+		"net-down: would keep lo up"
+	if [ -n "$LOOP" ]; then
+		rehearse luks-wipe
+		check_diag "rehearsal: luks-wipe prints the cryptsetup command it would run on $LOOP" \
+			"$T/rh.luks-wipe" rehearsed luks-wipe root "would run: cryptsetup"
+		check "rehearsal: luks-wipe ran no cryptsetup command but isLuks" \
+			test -z "$(grep '^start ' "$CS_LOG" | grep -v '^start isLuks ')"
+		: >"$CS_LOG"
+	fi
+	rehearse self-uninstall
+	check_diag "rehearsal: self-uninstall names the stack it would restore and the directories" \
+		"$T/rh.self-uninstall" rehearsed self-uninstall root \
+		"self-uninstall: would restore $PAMFILE from $WORK/saved/$SERVICE" \
+		"self-uninstall: would remove /etc/duress.d"
+	expect_state "rehearsal: hide, net-down, luks-wipe and self-uninstall changed nothing" "$s0"
+	rehearse alert
+	check_diag "rehearsal: alert reports one test message per transport" "$T/rh.alert" \
+		rehearsed alert "$U" "alert: rehearsal: ntfy: sent one test message to 127.0.0.1: ok" \
+		"alert: rehearsal: webhook: sent one test message to 127.0.0.1: ok" \
+		"alert: rehearsal: mail: sent one test message through"
+	lines=$(grep -v '"path": "/ip"' "$REQ_LOG")
+	check "rehearsal: alert's two requests (ntfy, webhook) are marked as a test" \
+		test "$(grep -c 'Test: ' <<<"$lines")" -eq 2 -a "$(grep -c . <<<"$lines")" -eq 2
+	check "rehearsal: alert's one mail is marked as a test" \
+		test "$(grep -l '^Subject: Test: ' "$MAILDIR"/mail.* 2>/dev/null | wc -l)" -eq 1
+	check "rehearsal: no output line reaches the terminal unescaped (no ESC byte)" \
+		test -z "$(cat "$T"/rh.* | tr -d '\n' | tr -dc '\033')"
+	mkdir -p "$T/rehearsed" && mv "$REQ_LOG" "$MAILDIR"/mail.* "$T/rehearsed/" && : >"$REQ_LOG"
+	expect_state "rehearsal: once set aside, nothing of the five has run" "$s0"
+}
 alert_done() { [ "$(wc -l <"$REQ_LOG")" -ge 3 ] && [ -n "$(find "$MAILDIR" -name 'mail.*')" ]; }
 only_lo() { [ "$(up_in "$NS")" = "lo " ]; }
 moved() { [ "$(scratch_state)" = hidden ]; }
@@ -351,6 +414,7 @@ run_logins() {
 	s="requests=0 mail=0 links=$LINKS_UP scratch=home cryptsetup= stack=duress global=present"
 	check "setup: the links of $NS up ($LINKS_UP)" test "$LINKS_UP" = "d0,lo,va,vb,"
 	expect_state "before any login: no example has run" "$s"
+	run_rehearsals "$s"
 
 	login "$RP"
 	check_diag "real password: logged in" "$T/pt.out" logged_in
