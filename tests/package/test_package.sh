@@ -168,6 +168,51 @@ auth required pam_permit.so" ] && STOCK=1
 	login() {
 		echo "$1" | timeout 30 pamtester "$SERVICE" "$U" authenticate acct_mgmt >"$LOG" 2>&1
 	}
+	# The README's laptop quick start after its install steps: the alert with
+	# its URL from a file (--set-file), duress check on a laptop with no
+	# tell to report, and a rehearsal that sends one message marked as a test
+	# to a recorder on 127.0.0.1.  Issue 18, items 1 and 3.
+	laptop_quick_start() {
+		local AP="Alert-${R}-pw-4w" port reqs recorder
+		find "$RES" -mindepth 1 -delete
+		pam-auth-update --enable duress-laptop >"$LOG" 2>&1
+		recorder=$(dirname "$(readlink -f "$0")")/../examples/http_recorder.py
+		port=$(python3 "$recorder" --free-port) ||
+			setup_failed "a free port for the recorder"
+		: >"$T/requests.jsonl"
+		python3 "$recorder" --port "$port" --log "$T/requests.jsonl" \
+			--lifetime 60 </dev/null >"$T/recorder.err" 2>&1 &
+		# shellcheck disable=SC2064 # this recorder's pid, now
+		at_exit "kill $! 2>/dev/null"
+		wait_for 5 curl -s -o /dev/null "http://127.0.0.1:$port/ready" ||
+			setup_failed "the HTTP recorder" "$T/recorder.err"
+		: >"$T/requests.jsonl"
+		echo "http://127.0.0.1:$port/t$R" | as_user "$U" sh -c 'umask 077; cat >"$1"' sh "$UHOME/url"
+		echo "$AP" | as_user "$U" /usr/bin/duress add alert --set-file "NTFY_URL=$UHOME/url" --stdin \
+			>"$LOG" 2>&1
+		check_diag "laptop: duress add alert --set-file installs it ARMED in $LDIR" "$LOG" \
+			grep -q "^$LDIR/alert: ARMED" "$LOG"
+		check "laptop: the URL went into the config, not into any argv" \
+			grep -qx "NTFY_URL=http://127.0.0.1:$port/t$R" "$LDIR/alert.conf"
+		as_user "$U" rm -f "$UHOME/url"
+		/usr/bin/duress check --machine laptop --user "$U" >"$T/check.log" 2>&1
+		check_diag "laptop: duress check sees no tell (no WARN) and every action ARMED" "$T/check.log" \
+			test -z "$(grep -e WARN -e ERROR "$T/check.log")" -a \
+			"$(grep -c ': ARMED$' "$T/check.log")" -eq 2
+		echo "$AP" | /usr/bin/duress test --rehearse --stdin --service "$SERVICE" "$U" >"$T/test.log" 2>&1
+		rc=$?
+		check_diag "laptop: duress test --rehearse: the alert alone rehearsed, exit 0, the login would succeed" \
+			"$T/test.log" status_and_lines "$rc" 0 "$T/test.log" "  alert: matches" \
+			"  10-evidence: armed, another password" "rehearsing 1 action (DURESS_REHEARSE=1)" \
+			"alert: rehearsal: ntfy: sent one test message to 127.0.0.1: ok" \
+			"result: the login would succeed"
+		reqs=$(cat "$T/requests.jsonl")
+		check "laptop: the recorder got one ntfy message, marked as a test" \
+			test "$(grep -c . <<<"$reqs")" -eq 1 -a "$(grep -c "\"/t$R\".*Test: " <<<"$reqs")" -eq 1
+		check "laptop: the rehearsal ran nothing else (no evidence file)" test "$(evidence)" -eq 0
+		as_user "$U" rm -f "$LDIR/alert" "$LDIR/alert.sig" "$LDIR/alert.conf"
+	}
+
 	# round PROFILE EXPECTED_LINES [DIR]: enable, compare, three logins,
 	# disable; the action is in DIR (default $UDIR).
 	round() {
@@ -266,6 +311,10 @@ auth required pam_permit.so" "$LDIR"
 		check_same "$other and duress-laptop disabled: common-auth byte-identical to the original" \
 			"$ORIG" /etc/pam.d/common-auth
 	done
+
+	# --- the README's laptop quick start, with the installed package ---------------------------
+	laptop_quick_start
+	pam-auth-update --disable duress-laptop >"$LOG" 2>&1
 
 	# --- upgrade, then purge, with a profile enabled ------------------------------------------
 	pam-auth-update --enable duress-laptop >"$LOG" 2>&1
