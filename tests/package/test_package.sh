@@ -187,6 +187,7 @@ auth required pam_permit.so" ] && STOCK=1
 		wait_for 5 curl -s -o /dev/null "http://127.0.0.1:$port/ready" ||
 			setup_failed "the HTTP recorder" "$T/recorder.err"
 		: >"$T/requests.jsonl"
+		# shellcheck disable=SC2016 # $1 is the inner shell's
 		echo "http://127.0.0.1:$port/t$R" | as_user "$U" sh -c 'umask 077; cat >"$1"' sh "$UHOME/url"
 		echo "$AP" | as_user "$U" /usr/bin/duress add alert --set-file "NTFY_URL=$UHOME/url" --stdin \
 			>"$LOG" 2>&1
