@@ -167,7 +167,9 @@ static int verify_dir(struct scope_run *s, const unsigned char (*keys)[DURESS_KE
 
 	if (duress_dir_loaded(&s->dir)) {
 		r = duress_dir_verify(&s->dir, keys, req->password, req->password_len);
-		log_skips(&s->dir, lg);
+		/* A trace (duress test) lists each action with its reason itself. */
+		if (!req->trace)
+			log_skips(&s->dir, lg);
 	}
 	s->dir.as = NULL; /* as ends here; the directory's files are all read by now */
 	duress_identity_free(&s->as);

@@ -78,6 +78,8 @@ check "duress password: mark matches" grep -qx "  mark: matches" <<<"$out"
 check "duress password: fail3 matches" grep -qx "  fail3: matches" <<<"$out"
 check "duress password: other is armed for another password" grep -qx "  other: armed, another password" <<<"$out"
 check "duress password: the edited action is skipped, with the reason" grep -qx "  edited: skipped: content changed since signing" <<<"$out"
+check "duress password: the skip is said once, on its action's line (not the module's log line too)" \
+	test "$(grep -c 'content changed since signing' <<<"$out")" -eq 1
 check "duress password: the global directory is named" grep -qx "$T/global:" <<<"$out"
 check "duress password: says what runs, for real" grep -qx "running 3 actions for real" <<<"$out"
 check "duress password: fail3's exit status and time" grep -qE '^  fail3 \(as alice\): exit 3 after [0-9]+\.[0-9]{2} s$' <<<"$out"
