@@ -124,9 +124,10 @@ void duress_tell_after_placement(const char *at, bool debian_profile)
 	printf("WARN: %s is after pam_unix on a laptop: a duress login leaves a pam_unix failure "
 	       "line and takes longer; fix: %s\n",
 	       at,
-	       debian_profile ? "sudo pam-auth-update --enable duress-laptop (or duress-before)" :
-				"put the pam_duress.so line before pam_unix.so (docs/configuration.md, Before "
-				"pam_unix instead)");
+	       debian_profile ?
+		       "sudo pam-auth-update --enable duress-laptop (or duress-before)" :
+		       "put the pam_duress.so line before pam_unix.so (docs/configuration.md, Before "
+		       "pam_unix instead)");
 }
 
 /* "duress" in a file's name (shown: its escaped path). */
