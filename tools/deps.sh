@@ -7,9 +7,18 @@
 #   deb     make deb: debian/control's Build-Depends (debhelper for
 #           debhelper-compat, the rest is build's) and dpkg-buildpackage's
 #           own needs (dpkg-dev, build-essential, fakeroot); includes build
+#   boot    the VM boot test (tests/boot, issue 19): QEMU (TCG), the real
+#           mkinitramfs with cryptsetup's hooks, static busybox for the
+#           test root, mke2fs -d, depmod for the fetched cloud kernel.
+#           Installing initramfs-tools and cryptsetup-initramfs runs
+#           update-initramfs for the kernels installed on this machine (none
+#           in a container: a no-op there; on a desktop it regenerates the
+#           initramfs, as a kernel upgrade does); the test itself never
+#           touches /etc, /boot or the machine's initramfs (it builds in a
+#           private mount namespace over an overlay of /)
 #   check   make check: the test suites, sanitizers, valgrind, static
 #           analysis, the root end-to-end tests, the Debian and RPM package
-#           tests; includes all the others
+#           tests, the VM boot test; includes all the others
 # Quiet when everything is already there.  As root it installs what is missing
 # (apt-get update first, only then); otherwise it prints the command to run
 # and exits 1.
@@ -38,9 +47,13 @@ cracklib-runtime xxd sudo
 lintian rpm
 curl wget iproute2 cryptsetup-bin coreutils
 "
+BOOT="
+qemu-system-x86 initramfs-tools cryptsetup-initramfs cryptsetup-bin
+busybox-static zstd cpio kmod e2fsprogs python3
+"
 
 usage() {
-	echo "usage: tools/deps.sh [--list] [build|demo|deb|check]" >&2
+	echo "usage: tools/deps.sh [--list] [build|demo|deb|boot|check]" >&2
 	exit 2
 }
 
@@ -50,7 +63,8 @@ packages() {
 	build) echo "$BUILD" ;;
 	demo) echo "$BUILD $DEMO" ;;
 	deb) echo "$BUILD $DEB" ;;
-	check) echo "$BUILD $DEMO $DEB $CHECK" ;;
+	boot) echo "$BOOT" ;;
+	check) echo "$BUILD $DEMO $DEB $CHECK $BOOT" ;;
 	*) usage ;;
 	esac
 }
