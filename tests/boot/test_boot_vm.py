@@ -16,7 +16,11 @@ driven:
     snapshot=on;
   - after luksKillSlot 0 on that copy the real passphrase no longer opens
     it (cryptsetup open --test-passphrase), the other still does, and at the
-    prompt it is refused while the other unlocks.
+    prompt it is refused while the other unlocks;
+  - the entry points the integration will use: a keyscript put into the
+    initramfs build (files=, crypttab_options=) prompts with the stock
+    askpass and what it writes in /run is seen in the booted root (show=);
+    a dynamically linked program (with_libraries) runs after boot.
 
 Timings go out as TAP comments.  SKIP (1..0 # SKIP reason) when not root,
 when a tool is missing (tools/deps.sh boot), when no overlay of / can be
@@ -101,6 +105,53 @@ def snapshot(paths):
 def diag_boot(r):
     return (f"unlocked={r.unlocked} finished={r.finished} prompts={r.prompts} typed={r.typed} "
             f"timed_out={r.timed_out} rc={r.returncode} {r.seconds} s\n--- console tail:\n{r.tail(25)}")
+
+
+# A crypttab keyscript as the integration's will be: run on every try with
+# CRYPTTAB_* set, it prompts with the stock askpass (the same text on screen)
+# and hands the passphrase on; what it writes in /run is still there in the
+# booted root.
+KEYSCRIPT = b"""#!/bin/sh
+mkdir -p /run/bootvm-keyscript
+echo "name=$CRYPTTAB_NAME tried=$CRYPTTAB_TRIED" >>/run/bootvm-keyscript/tries
+exec /lib/cryptsetup/askpass "Please unlock disk $CRYPTTAB_NAME: "
+"""
+KEYSCRIPT_PATH = "/usr/libexec/bootvm-test/keyscript"
+
+
+def entry_points(kernel, tmp):
+    """What the integration will use: files in the initramfs build overlay, a
+    crypttab option (keyscript=), a dynamically linked program and an
+    after-boot command in the root, show= of a file the initramfs left."""
+    root = os.path.join(tmp, "root2")
+    img = os.path.join(tmp, "disk2.img")
+    initrd = os.path.join(tmp, "initrd2.img")
+    t = time.monotonic()
+    files = bootvm.with_libraries("/usr/bin/id", dest="/usr/local/bin/gnu-id")
+    bootvm.make_rootfs(root, files=files, after_boot="/usr/local/bin/gnu-id --version | head -n 1",
+                       show=["/run/bootvm-keyscript/tries"])
+    bootvm.make_luks_image(root, img, [REAL])
+    try:
+        bootvm.build_initramfs(kernel, initrd, os.path.join(tmp, "mk2"),
+                               crypttab_options=[f"keyscript={KEYSCRIPT_PATH}"],
+                               files={KEYSCRIPT_PATH: bootvm.File(data=KEYSCRIPT, mode=0o755)})
+    except (RuntimeError, OSError) as e:
+        ok(False, "entry points: an initramfs with a keyscript from files= and crypttab_options=", e)
+        return
+    comment(f"entry points: image and initramfs with a keyscript: {time.monotonic() - t:.1f} s")
+    ok(KEYSCRIPT_PATH.lstrip("/") in bootvm.initramfs_list(initrd),
+       "entry points: the keyscript given as files= and crypttab_options= is in the initramfs")
+    r = bootvm.boot(kernel, initrd, img, [WRONG, REAL])
+    comment(f"boot, keyscript, wrong then real: {r.seconds} s (prompts at {r.prompt_seconds})")
+    ok(r.unlocked and r.finished and r.prompts == 2,
+       "entry points: the keyscript's prompt refuses a wrong passphrase, then unlocks", diag_boot(r))
+    tries = r.shown.get("/run/bootvm-keyscript/tries") or ""
+    ok("name=cryptroot tried=0" in tries and "name=cryptroot tried=1" in tries,
+       "entry points: what the keyscript wrote in /run (one line a try) is seen in the booted root",
+       f"shown={r.shown}")
+    ok(r.cmd_status == 0 and "GNU coreutils" in (r.cmd_output or ""),
+       "entry points: a dynamically linked program (with_libraries) runs as the after-boot command",
+       diag_boot(r))
 
 
 def main():
@@ -195,6 +246,8 @@ def main():
         comment(f"boot, killed slot then slot 1: {r.seconds} s (prompts at {r.prompt_seconds})")
         ok(r.prompts == 2 and r.unlocked and r.finished,
            "at the prompt the destroyed slot's passphrase is refused, slot 1's unlocks", diag_boot(r))
+
+        entry_points(kernel, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     comment(f"boot-vm: {time.monotonic() - t0:.1f} s in all")
