@@ -491,13 +491,22 @@ def build_initramfs(kernel, out, work, name=NAME, crypttab_options=(), files=Non
     for d, dirs, fs in os.walk(stage):
         for x in dirs + fs:
             os.lchown(os.path.join(d, x), 0, 0)
-    p = subprocess.run(["unshare", "-m", "--propagation", "private", "--", "sh", "-c", INSIDE, "sh",
-                        work, kernel.version, kernel.root, stage, out],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    if os.path.exists(out):
+        os.unlink(out)
+    # Its own process group: on timeout, mkinitramfs and its hooks end too.
+    p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "--", "sh", "-c", INSIDE, "sh",
+                          work, kernel.version, kernel.root, stage, out],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        output, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)
+        output, _ = p.communicate()
+        output += f"\n(killed after {timeout} s)"
     shutil.rmtree(work, ignore_errors=True)
     if p.returncode != 0 or not os.path.exists(out):
-        raise RuntimeError(f"mkinitramfs in the overlay failed (exit {p.returncode}):\n{p.stdout[-3000:]}")
-    return p.stdout
+        raise RuntimeError(f"mkinitramfs in the overlay failed (exit {p.returncode}):\n{output[-3000:]}")
+    return output
 
 
 def initramfs_list(initrd):
@@ -568,7 +577,7 @@ def _between(text, begin, end):
 
 
 def boot(kernel, initrd, image, passphrases, name=NAME, snapshot=True, timeout=90,
-         prompt_timeout=60, end_timeout=20, append=""):
+         prompt_timeout=60, end_timeout=20, append="", prompt=PROMPT):
     """Boots IMAGE with KERNEL and INITRD under TCG and types PASSPHRASES,
     each at its own prompt (the next one after the next prompt appears).
 
@@ -577,7 +586,9 @@ def boot(kernel, initrd, image, passphrases, name=NAME, snapshot=True, timeout=9
     exits, or at TIMEOUT seconds (the whole boot; QEMU is killed).
     PROMPT_TIMEOUT bounds the wait for each prompt, END_TIMEOUT the wait
     after the last passphrase for the root's init to end.  SNAPSHOT=False
-    writes to IMAGE."""
+    writes to IMAGE.  PROMPT: the bytes that mark a prompt on the console
+    (default Debian's askpass text, which a keyscript using askpass shows
+    too); APPEND: more kernel command line."""
     if shutil.which(QEMU) is None:
         raise Skip(f"no {QEMU} (qemu-system-x86)")
     cmd = qemu_command(kernel, initrd, image, name=name, snapshot=snapshot, append=append)
@@ -591,7 +602,7 @@ def boot(kernel, initrd, image, passphrases, name=NAME, snapshot=True, timeout=9
     timed_out = False
 
     def prompts(b):
-        return b.count(PROMPT)
+        return b.count(prompt)
 
     def seen_end(b):
         return MARK_END.encode() + b"\r" in b or MARK_END.encode() + b"\n" in b
@@ -647,7 +658,7 @@ def boot(kernel, initrd, image, passphrases, name=NAME, snapshot=True, timeout=9
             path = ln.split(" ", 1)[1]
             shown[path] = _between(text, "ROOT-SHOW-BEGIN " + path, "ROOT-SHOW-END " + path)
     return BootResult(transcript=text, unlocked=unlocked, finished=finished,
-                      prompts=text.count(PROMPT.decode()), typed=typed, timed_out=timed_out,
+                      prompts=con.buf.count(prompt), typed=typed, timed_out=timed_out,
                       returncode=rc if rc is not None and rc >= 0 else None,
                       seconds=round(time.monotonic() - start, 1), prompt_seconds=prompt_seconds,
                       cmd_output=cmd_output, cmd_status=int(m.group(1)) if m else None, shown=shown)
