@@ -35,6 +35,8 @@ import sys
 import tempfile
 import time
 
+# The harness sits next to this file; no __pycache__ in the source tree.
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bootvm  # noqa: E402
 
