@@ -15,6 +15,7 @@ struct duress_sign_opts {
 	const char *also[DURESS_ALSO_MAX_FILES]; /* companion files, as given */
 	size_t n_also;
 	const char *pam_dir; /* where to find the module line's directories (NULL: /etc/pam.d) */
+	const char *boot_dir; /* the disk-unlock prompt's directory (NULL: DURESS_BOOT_DIR) */
 };
 
 /*
