@@ -37,6 +37,7 @@ passwd login util-linux procps bsdutils
 cracklib-runtime xxd sudo
 lintian rpm
 curl wget iproute2 cryptsetup-bin coreutils
+cpio initramfs-tools-core
 "
 
 usage() {
