@@ -879,20 +879,17 @@ static bool has_profile(const char *dir)
 	       stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Whether a crypttab options field (comma-separated) has a keyscript= naming ours. */
+/*
+ * Whether a crypttab options field (comma-separated) has our keyscript=,
+ * exactly as the initramfs-tools hook looks for it.
+ */
 static bool uses_keyscript(char *options)
 {
 	char *save = NULL;
 
-	for (char *o = strtok_r(options, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
-		const char *v = strncmp(o, "keyscript=", 10) == 0 ? o + 10 : NULL;
-		const char *base = v ? strrchr(v, '/') : NULL;
-
-		/* The installed path, or the same file under another prefix. */
-		if (v && (strcmp(v, DURESS_KEYSCRIPT_PATH) == 0 ||
-			  strcmp(base ? base + 1 : v, "unlock-keyscript") == 0))
+	for (char *o = strtok_r(options, ",", &save); o; o = strtok_r(NULL, ",", &save))
+		if (strcmp(o, "keyscript=" DURESS_KEYSCRIPT_PATH) == 0)
 			return true;
-	}
 	return false;
 }
 
@@ -926,9 +923,10 @@ static ssize_t read_small_file(const char *path, char *buf, size_t max)
  * The crypttab line that hands the disk-unlock prompt to our keyscript:
  * OK, or a WARN with the fix when boot actions exist and no line does.  A
  * WARN only: a machine may mean to have the boot actions ready before its
- * crypttab.
+ * crypttab.  Returns whether a line does (without one, the hook copies
+ * nothing into the initramfs).
  */
-static void report_crypttab(const char *path, bool boot_actions)
+static bool report_crypttab(const char *path, bool boot_actions)
 {
 	static char buf[CRYPTTAB_MAX + 1];
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], name[DURESS_ESCAPED_SIZE(256)];
@@ -953,23 +951,24 @@ static void report_crypttab(const char *path, bool boot_actions)
 				continue;
 			printf("crypttab %s: OK: line %u (%s) uses the keyscript\n", shown, no,
 			       duress_escape(f[0], name, sizeof(name)));
-			return;
+			return true;
 		}
 	}
 	if (!boot_actions) {
 		printf("crypttab %s: %s\n", shown, why);
-		return;
+		return false;
 	}
 	printf("crypttab %s: WARN: %s, so the disk-unlock prompt never checks a boot passphrase; "
 	       "fix: add keyscript=" DURESS_KEYSCRIPT_PATH " to the options (4th field) of "
 	       "the disk's line, then sudo update-initramfs -u\n",
 	       shown, why);
+	return false;
 }
 
 /*
  * The disk-unlock prompt (docs/boot.md): the boot directory's actions, as
  * the global one's with their kinds, its one salt and cost, the crypttab
- * line and the initramfs.  Only when the directory exists or is named.
+ * line and, when there is one, the initramfs.  Only when the directory exists or is named.
  * Adds the actions not armed to *bad; returns the other problems (ERRORs).
  */
 static int check_boot(const struct check_opts *o, int *bad, int *actions)
@@ -996,8 +995,9 @@ static int check_boot(const struct check_opts *o, int *bad, int *actions)
 		       shown, seen.n_params);
 		problems++;
 	}
-	report_crypttab(o->crypttab ? o->crypttab : CRYPTTAB_DEFAULT, seen.n_actions > 0);
-	if (seen.loaded)
+	/* Without the line the hook copies nothing: the WARN above says what to do. */
+	if (report_crypttab(o->crypttab ? o->crypttab : CRYPTTAB_DEFAULT, seen.n_actions > 0) &&
+	    seen.loaded)
 		problems += duress_initramfs_report(dir, o->initramfs);
 	return problems;
 }

@@ -233,11 +233,24 @@ static bool known(const struct compare *c, const char *name)
 }
 
 /*
- * The regular files of dir_fd, as entries in state st (appended); -1 with
- * c->why set when there are more than MAX_FILES.  Entries already known
- * are left out.
+ * Whether the initramfs-tools hook copies this file of the boot directory:
+ * a regular file, not hidden, a signature or executable.
  */
-static int list_files(struct compare *c, int dir_fd, enum state st)
+static bool hook_copies(const char *name, const struct stat *s)
+{
+	size_t len = strlen(name);
+
+	return name[0] != '.' &&
+	       ((len > 4 && strcmp(name + len - 4, ".sig") == 0) ||
+		(s->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)));
+}
+
+/*
+ * The regular files of dir_fd (only those the hook copies, with
+ * copied_only), as entries in state st (appended); -1 with c->why set when
+ * there are too many.  Entries already known are left out.
+ */
+static int list_files(struct compare *c, int dir_fd, enum state st, bool copied_only)
 {
 	int fd = dup(dir_fd);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -256,7 +269,8 @@ static int list_files(struct compare *c, int dir_fd, enum state st)
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (fstatat(dir_fd, de->d_name, &s, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(s.st_mode) || known(c, de->d_name))
+		    !S_ISREG(s.st_mode) || (copied_only && !hook_copies(de->d_name, &s)) ||
+		    known(c, de->d_name))
 			continue;
 		if (c->n >= 2 * MAX_FILES) {
 			closedir(d);
@@ -276,7 +290,7 @@ static int compare_dirs(struct compare *c, int boot_fd, int copy_fd)
 {
 	size_t boot_n;
 
-	if (list_files(c, boot_fd, SAME) < 0)
+	if (list_files(c, boot_fd, SAME, true) < 0)
 		return -1;
 	if (c->n > MAX_FILES) {
 		c->why = "more than 256 files in the boot directory";
@@ -301,7 +315,7 @@ static int compare_dirs(struct compare *c, int boot_fd, int copy_fd)
 		else if (r < 0 || memcmp(mine, theirs, HASH_LEN) != 0)
 			c->e[i].state = CHANGED;
 	}
-	if (copy_fd >= 0 && list_files(c, copy_fd, EXTRA) < 0)
+	if (copy_fd >= 0 && list_files(c, copy_fd, EXTRA, false) < 0)
 		return -1;
 	qsort(c->e, c->n, sizeof(*c->e), by_name);
 	return 0;

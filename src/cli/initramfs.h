@@ -3,9 +3,10 @@
 
 /*
  * duress check's freshness line for the disk-unlock prompt: whether the
- * initramfs holds, byte for byte, every file of the boot directory (under
- * etc/duress-boot.d, as the initramfs-tools hook copies it) and the unlock
- * helper this system has.  It unpacks initramfs (NULL: the running kernel's
+ * initramfs holds, byte for byte, every file of the boot directory that the
+ * initramfs-tools hook copies (its signatures and executables, not hidden;
+ * under etc/duress-boot.d), no other file there, and the unlock helper this
+ * system has.  It unpacks initramfs (NULL: the running kernel's
  * /boot/initrd.img-RELEASE) with unmkinitramfs, run from PATH without a
  * shell and with a timeout, into a private temporary directory it removes.
  * Prints one line: OK, an ERROR naming what changed, or a WARN saying why

@@ -46,11 +46,16 @@ initramfs() {
 	fi
 	(cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -n) >>"$2"
 }
-# snapshot TREE: TREE/etc/duress-boot.d, a copy of the boot directory now.
+# snapshot TREE: TREE/etc/duress-boot.d, what the initramfs-tools hook
+# copies of the boot directory now: its signatures and executables.
 snapshot() {
+	local f
 	rm -rf "$1"
 	mkdir -p "$1/etc/duress-boot.d"
-	cp -p "$B"/. "$1/etc/duress-boot.d/" -R
+	for f in "$B"/*; do
+		case $f in *.sig) ;; *) [ -x "$f" ] || continue ;; esac
+		cp -p "$f" "$1/etc/duress-boot.d/"
+	done
 }
 
 B=$T/boot
@@ -59,7 +64,12 @@ new_action alert && sign "$B/alert"
 new_action initramfs-wipe && sign "$B/initramfs-wipe"
 new_action nosig
 printf 'cryptroot UUID=1234 none luks,discard\n' >"$T/crypttab.plain"
-printf '# the root disk\ncryptroot UUID=1234 none luks,discard,keyscript=/usr/libexec/pam_duress/unlock-keyscript\n' >"$T/crypttab.ks"
+# The keyscript's path is this build's (its libexecdir): the WARN's fix names it.
+boot_check --crypttab "$T/crypttab.plain" --initramfs "$T/none"
+KS=$(sed -n 's/.*; fix: add keyscript=\([^ ]*\) to the options .*/\1/p' <<<"$out")
+[ -n "$KS" ] || KS=/usr/libexec/pam_duress/unlock-keyscript
+printf '# the root disk\ncryptroot UUID=1234 none luks,discard,keyscript=%s\n' "$KS" >"$T/crypttab.ks"
+printf 'cryptroot UUID=1234 none luks,keyscript=/elsewhere/unlock-keyscript\n' >"$T/crypttab.other"
 
 # --- the actions, with their kinds ---------------------------------------------
 boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
@@ -114,6 +124,11 @@ check_why "a WARN alone leaves the exit status 0" "exit $rc" test "$rc" -eq 0
 boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
 expect "crypttab with the keyscript: OK, naming the line" \
 	"crypttab $T/crypttab.ks: OK: line 2 (cryptroot) uses the keyscript"
+boot_check --crypttab "$T/crypttab.other" --initramfs "$T/none"
+check_why "crypttab naming another keyscript (the hook would copy nothing): the WARN" "got: $out" \
+	grep -q "^crypttab $T/crypttab.other: WARN: no line uses the keyscript" <<<"$out"
+check_why "without the keyscript line, the initramfs is not compared (the hook copies nothing)" \
+	"got: $out" test -z "$(grep -e '^OK: the initramfs' -e '^ERROR: the initramfs' -e '^WARN: cannot tell' <<<"$out")" -a -n "$(grep "^crypttab $T/crypttab.other: WARN" <<<"$out")"
 boot_check --crypttab "$T/no-crypttab" --initramfs "$T/none"
 check_why "no crypttab at all: a WARN with the fix" "got: $out" \
 	grep -q "^crypttab $T/no-crypttab: WARN: no such file, so the disk-unlock prompt never checks a boot passphrase; fix: add keyscript=" <<<"$out"
@@ -126,6 +141,8 @@ if ! command -v cpio >/dev/null || ! command -v unmkinitramfs >/dev/null; then
 else
 	snapshot "$T/tree"
 	initramfs "$T/tree" "$T/initrd.fresh"
+	# A data file (a companion, notes) is not copied by the hook: not missing.
+	printf 'K=1\n' >"$B/alert.conf" && chmod 600 "$B/alert.conf"
 	mkdir -p "$T/tmp"
 	TMPDIR=$T/tmp boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
 	expect "a fresh initramfs: OK" "OK: the initramfs $T/initrd.fresh holds the current boot actions"
@@ -149,7 +166,7 @@ else
 	initramfs "$T/tree" "$T/initrd.fresh"
 	rm "$B/added" "$B/added.sig"
 	# A name is data: escaped in the ERROR line.
-	printf 'data\n' >"$B/"$'x\ny' && chmod 600 "$B/"$'x\ny'
+	printf '#!/bin/sh\n' >"$B/"$'x\ny' && chmod 700 "$B/"$'x\ny'
 	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
 	expect "a file gone from the boot directory is extra; a new one is missing, its name escaped" \
 		"ERROR: the initramfs $T/initrd.fresh is older than $B (added extra, added.sig extra, x\\x0ay missing); fix: sudo update-initramfs -u"
