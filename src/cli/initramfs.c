@@ -317,6 +317,22 @@ static int compare_dirs(struct compare *c, int boot_fd, int copy_fd)
 	}
 	if (copy_fd >= 0 && list_files(c, copy_fd, EXTRA, false) < 0)
 		return -1;
+	/*
+	 * A copy of a file the hook need not copy (a companion, a data file) is
+	 * not extra while the boot directory has it: it must be the same.
+	 */
+	for (size_t i = boot_n; i < c->n; i++) {
+		unsigned char mine[HASH_LEN], theirs[HASH_LEN];
+		int r = hash_at(boot_fd, c->e[i].name, mine, &c->total);
+
+		if (r == -ENOENT)
+			continue;
+		if (r < 0 || hash_at(copy_fd, c->e[i].name, theirs, NULL) < 0 ||
+		    memcmp(mine, theirs, HASH_LEN) != 0)
+			c->e[i].state = CHANGED;
+		else
+			c->e[i].state = SAME;
+	}
 	qsort(c->e, c->n, sizeof(*c->e), by_name);
 	return 0;
 }
@@ -466,6 +482,7 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs)
 	enum state helper = SAME;
 	const char *base = getenv("TMPDIR");
 	struct utsname u;
+	struct stat st;
 	bool stale = false;
 	int boot_fd, r;
 
@@ -514,5 +531,11 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs)
 	else
 		printf("OK: the initramfs %s holds the current boot actions\n", shown);
 	free(c.e);
+	/* Debian 12 sets no UMASK: the initramfs is 0644, its signatures everyone's. */
+	if (stat(image, &st) == 0 && (st.st_mode & S_IROTH))
+		printf("WARN: the initramfs %s is readable by every user, who can copy the boot "
+		       "signatures and guess the passphrase offline; fix: add UMASK=0077 to "
+		       "/etc/initramfs-tools/initramfs.conf, then sudo update-initramfs -u\n",
+		       shown);
 	return stale || helper != SAME;
 }

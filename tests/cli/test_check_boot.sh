@@ -148,6 +148,25 @@ else
 	expect "a fresh initramfs: OK" "OK: the initramfs $T/initrd.fresh holds the current boot actions"
 	check_why "it was unpacked, and its temporary directory is removed" "left: $(ls -A "$T/tmp")" \
 		test -z "$(ls -A "$T/tmp")" -a -n "$(grep '^OK: the initramfs' <<<"$out")"
+	# A hook that copies the data file too: the same bytes, not extra; others, changed.
+	cp -p "$B/alert.conf" "$T/tree/etc/duress-boot.d/"
+	initramfs "$T/tree" "$T/initrd.conf"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.conf"
+	expect "a copy of a data file, the same: OK" "OK: the initramfs $T/initrd.conf holds the current boot actions"
+	echo 'K=2' >"$T/tree/etc/duress-boot.d/alert.conf"
+	initramfs "$T/tree" "$T/initrd.conf"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.conf"
+	expect "a copy of a data file, different: changed" \
+		"ERROR: the initramfs $T/initrd.conf is older than $B (alert.conf changed); fix: sudo update-initramfs -u"
+	rm "$T/tree/etc/duress-boot.d/alert.conf"
+	chmod 644 "$T/initrd.fresh"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
+	expect "an initramfs every user can read: a WARN with the UMASK fix" \
+		"WARN: the initramfs $T/initrd.fresh is readable by every user, who can copy the boot signatures and guess the passphrase offline; fix: add UMASK=0077 to /etc/initramfs-tools/initramfs.conf, then sudo update-initramfs -u"
+	chmod 600 "$T/initrd.fresh"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
+	check_why "an initramfs only root reads: OK and no such WARN" "got: $out" \
+		test -n "$(grep '^OK: the initramfs' <<<"$out")" -a -z "$(grep 'readable by every user' <<<"$out")"
 	mkdir -p "$T/early/kernel/x86/microcode"
 	printf 'microcode' >"$T/early/kernel/x86/microcode/GenuineIntel.bin"
 	initramfs "$T/tree" "$T/initrd.early" "$T/early"
