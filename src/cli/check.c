@@ -30,7 +30,7 @@
 #define PAM_DIR_DEFAULT "/etc/pam.d"
 #define PAM_CONFIGS_DEFAULT "/usr/share/pam-configs" /* Debian's pam-auth-update profiles */
 #define CRYPTTAB_DEFAULT "/etc/crypttab"
-#define CRYPTTAB_MAX (64 * 1024)
+#define CRYPTTAB_MAX ((size_t)64 * 1024)
 /* "FILE:LINE (MODULE)", both escaped. */
 #define ENTRY_NAME_SIZE (DURESS_ESCAPED_SIZE(PATH_MAX) + DURESS_ESCAPED_SIZE(256) + 128)
 
@@ -290,7 +290,9 @@ static int check_dir(const char *path, enum duress_scope scope, const struct pas
 	r = duress_dir_load(&dir, path, scope, owner ? owner->pw_uid : 0, caps, true, as);
 	if (r == -ENOENT) {
 		printf("%s: no such directory (no %s actions)\n", shown,
-		       boot ? "boot" : scope == DURESS_SCOPE_GLOBAL ? "global" : "per-user");
+		       boot                         ? "boot" :
+		       scope == DURESS_SCOPE_GLOBAL ? "global" :
+						      "per-user");
 		return 0;
 	}
 	if (r == -EACCES && scope == DURESS_SCOPE_GLOBAL && geteuid() != 0) {

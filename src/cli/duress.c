@@ -135,7 +135,15 @@ static void verify_usage(FILE *out)
 	      out);
 }
 
-enum { OPT_STDIN = 256, OPT_ALSO, OPT_MEMLIMIT, OPT_OPSLIMIT, OPT_VERSION, OPT_PAM_DIR, OPT_BOOT_DIR };
+enum {
+	OPT_STDIN = 256,
+	OPT_ALSO,
+	OPT_MEMLIMIT,
+	OPT_OPSLIMIT,
+	OPT_VERSION,
+	OPT_PAM_DIR,
+	OPT_BOOT_DIR
+};
 
 static const struct option sign_options[] = {
 	{ "stdin", no_argument, NULL, OPT_STDIN },

@@ -125,7 +125,7 @@ static int unpack(const char *image, const char *dir, const char *tmp, const cha
 	(void)setpgid(pid, pid);
 	deadline = now_ms() + UNPACK_TIMEOUT_MS;
 	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && now_ms() < deadline) {
-		struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+		struct timespec tick = { .tv_nsec = 10000000L }; /* 10 ms */
 
 		nanosleep(&tick, NULL);
 	}
@@ -240,9 +240,8 @@ static bool hook_copies(const char *name, const struct stat *s)
 {
 	size_t len = strlen(name);
 
-	return name[0] != '.' &&
-	       ((len > 4 && strcmp(name + len - 4, ".sig") == 0) ||
-		(s->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)));
+	return name[0] != '.' && ((len > 4 && strcmp(name + len - 4, ".sig") == 0) ||
+				  (s->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)));
 }
 
 /*
@@ -303,8 +302,9 @@ static int compare_dirs(struct compare *c, int boot_fd, int copy_fd)
 		int r = hash_at(boot_fd, c->e[i].name, mine, &c->total);
 
 		if (r < 0) {
-			c->why = r == -EFBIG ? "the boot directory is over 16 MiB a file or 64 MiB" :
-					       "a file of the boot directory cannot be read";
+			c->why = r == -EFBIG ?
+					 "the boot directory is over 16 MiB a file or 64 MiB" :
+					 "a file of the boot directory cannot be read";
 			c->fix = r == -EFBIG ? "keep the boot directory small" :
 					       "run duress check as root";
 			return -1;
@@ -354,7 +354,10 @@ static enum state compare_helper(int root_fd)
 	if (hash_at(here, slash + 1, mine, NULL) == 0) {
 		there = open_below(root_fd, dir + 1, true);
 		r = hash_at(there, slash + 1, theirs, NULL);
-		st = r == -ENOENT ? MISSING : r < 0 || memcmp(mine, theirs, HASH_LEN) ? CHANGED : SAME;
+		if (r == -ENOENT)
+			st = MISSING;
+		else if (r < 0 || memcmp(mine, theirs, HASH_LEN) != 0)
+			st = CHANGED;
 		if (there >= 0)
 			close(there);
 	}
@@ -386,7 +389,8 @@ static void print_stale(const char *image, const char *boot, const struct compar
 			continue;
 		}
 		printf("%s%s %s", said ? ", " : "",
-		       duress_escape(c->e[i].name, shown, sizeof(shown)), state_word(c->e[i].state));
+		       duress_escape(c->e[i].name, shown, sizeof(shown)),
+		       state_word(c->e[i].state));
 		said++;
 	}
 	if (more)
@@ -443,8 +447,8 @@ static void cannot_tell(const char *image, const char *why, const char *fix)
 }
 
 /* Unpacks and compares; 0 with *c filled and *helper set, or -1 with c->why and c->fix. */
-static int unpack_and_compare(const char *image, const char *tmp, int boot_fd,
-			      struct compare *c, enum state *helper)
+static int unpack_and_compare(const char *image, const char *tmp, int boot_fd, struct compare *c,
+			      enum state *helper)
 {
 	char out[PATH_MAX + 8], scratch[PATH_MAX + 8];
 	int root, copy, r;
@@ -503,7 +507,8 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs)
 	}
 	boot_fd = open(boot_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (boot_fd < 0) {
-		cannot_tell(shown, "the boot directory cannot be opened", "run duress check as root");
+		cannot_tell(shown, "the boot directory cannot be opened",
+			    "run duress check as root");
 		return 0;
 	}
 	if (snprintf(tmp, sizeof(tmp), "%s/unpack.XXXXXX",
@@ -519,8 +524,7 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs)
 	remove_tree(tmp);
 	close(boot_fd);
 	if (r < 0) {
-		cannot_tell(shown, c.why ? c.why : "out of memory",
-			    c.fix ? c.fix : "try again");
+		cannot_tell(shown, c.why ? c.why : "out of memory", c.fix ? c.fix : "try again");
 		free(c.e);
 		return 0;
 	}
