@@ -337,17 +337,22 @@ static int compare_dirs(struct compare *c, int boot_fd, int copy_fd)
 	return 0;
 }
 
-/* The unlock helper this system has, against the initramfs's copy: SAME when there is none. */
-static enum state compare_helper(int root_fd)
+/* The programs the hook copies with copy_exec(), at the same path in the initramfs. */
+static const char *const programs[] = { DURESS_UNLOCK_HELPER_PATH, DURESS_RUNNER_PATH };
+#define N_PROGRAMS (sizeof(programs) / sizeof(programs[0]))
+
+/* A program this system has, against the initramfs's copy: SAME when the system has none. */
+static enum state compare_program(int root_fd, const char *path)
 {
 	unsigned char mine[HASH_LEN], theirs[HASH_LEN];
-	const char *slash = strrchr(DURESS_UNLOCK_HELPER_PATH, '/');
+	const char *slash = strrchr(path, '/');
 	char dir[PATH_MAX];
 	int here, there, r;
 	enum state st = SAME;
 
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - DURESS_UNLOCK_HELPER_PATH),
-		 DURESS_UNLOCK_HELPER_PATH);
+	if (!slash || slash == path)
+		return SAME;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 	here = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (here < 0)
 		return SAME;
@@ -371,14 +376,16 @@ static const char *state_word(enum state st)
 }
 
 static void print_stale(const char *image, const char *boot, const struct compare *c,
-			enum state helper)
+			const enum state *prog)
 {
 	char shown[DURESS_ESCAPED_SIZE(NAME_MAX)];
 	size_t said = 0, more = 0;
 
 	printf("ERROR: the initramfs %s is older than %s (", image, boot);
-	if (helper != SAME) {
-		printf("%s %s", DURESS_UNLOCK_HELPER_PATH, state_word(helper));
+	for (size_t i = 0; i < N_PROGRAMS; i++) {
+		if (prog[i] == SAME)
+			continue;
+		printf("%s%s %s", said ? ", " : "", programs[i], state_word(prog[i]));
 		said++;
 	}
 	for (size_t i = 0; i < c->n; i++) {
@@ -446,9 +453,9 @@ static void cannot_tell(const char *image, const char *why, const char *fix)
 	       image, why, fix);
 }
 
-/* Unpacks and compares; 0 with *c filled and *helper set, or -1 with c->why and c->fix. */
+/* Unpacks and compares; 0 with *c and prog[] filled, or -1 with c->why and c->fix. */
 static int unpack_and_compare(const char *image, const char *tmp, int boot_fd, struct compare *c,
-			      enum state *helper)
+			      enum state *prog)
 {
 	char out[PATH_MAX + 8], scratch[PATH_MAX + 8];
 	int root, copy, r;
@@ -472,7 +479,8 @@ static int unpack_and_compare(const char *image, const char *tmp, int boot_fd, s
 	}
 	copy = open_below(root, DURESS_BOOT_DIR + 1, true);
 	r = compare_dirs(c, boot_fd, copy);
-	*helper = compare_helper(root);
+	for (size_t i = 0; i < N_PROGRAMS; i++)
+		prog[i] = compare_program(root, programs[i]);
 	if (copy >= 0)
 		close(copy);
 	close(root);
@@ -483,7 +491,7 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs)
 {
 	char image[PATH_MAX], shown[SHOWN_SIZE], boot[SHOWN_SIZE], tmp[PATH_MAX];
 	struct compare c = { 0 };
-	enum state helper = SAME;
+	enum state prog[N_PROGRAMS] = { SAME, SAME };
 	const char *base = getenv("TMPDIR");
 	struct utsname u;
 	struct stat st;
@@ -520,7 +528,7 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs)
 		return 0;
 	}
 	c.e = calloc(2 * MAX_FILES, sizeof(*c.e));
-	r = c.e ? unpack_and_compare(image, tmp, boot_fd, &c, &helper) : -1;
+	r = c.e ? unpack_and_compare(image, tmp, boot_fd, &c, prog) : -1;
 	remove_tree(tmp);
 	close(boot_fd);
 	if (r < 0) {
@@ -530,8 +538,10 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs)
 	}
 	for (size_t i = 0; i < c.n; i++)
 		stale |= c.e[i].state != SAME;
-	if (stale || helper != SAME)
-		print_stale(shown, boot, &c, helper);
+	for (size_t i = 0; i < N_PROGRAMS; i++)
+		stale |= prog[i] != SAME;
+	if (stale)
+		print_stale(shown, boot, &c, prog);
 	else
 		printf("OK: the initramfs %s holds the current boot actions\n", shown);
 	free(c.e);
@@ -541,5 +551,5 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs)
 		       "signatures and guess the passphrase offline; fix: add UMASK=0077 to "
 		       "/etc/initramfs-tools/initramfs.conf, then sudo update-initramfs -u\n",
 		       shown);
-	return stale || helper != SAME;
+	return stale;
 }
