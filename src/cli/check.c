@@ -934,7 +934,7 @@ static bool report_crypttab(const char *path, bool boot_actions)
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], name[DURESS_ESCAPED_SIZE(256)];
 	const char *why = "no line uses the keyscript";
 	ssize_t len = read_small_file(path, buf, CRYPTTAB_MAX);
-	char *save = NULL;
+	char *rest = NULL, *l;
 	unsigned no = 0;
 
 	duress_escape(path, shown, sizeof(shown));
@@ -942,19 +942,22 @@ static bool report_crypttab(const char *path, bool boot_actions)
 		why = "no such file";
 	else if (len < 0)
 		why = len == -EFBIG ? "cannot check: over 64 KiB" : "cannot check: unreadable";
-	for (char *line = len >= 0 ? (buf[len] = '\0', buf) : NULL; line; line = NULL) {
-		for (char *l = strtok_r(line, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-			char *fsave = NULL, *f[4] = { NULL };
+	if (len >= 0) {
+		buf[len] = '\0';
+		rest = buf;
+	}
+	/* strsep() keeps empty lines, so that the line numbers are right. */
+	while (rest && (l = strsep(&rest, "\n"))) {
+		char *fsave = NULL, *f[4] = { NULL };
 
-			no++;
-			for (int i = 0; i < 4; i++)
-				f[i] = strtok_r(i ? NULL : l, " \t", &fsave);
-			if (!f[0] || f[0][0] == '#' || !f[3] || !uses_keyscript(f[3]))
-				continue;
-			printf("crypttab %s: OK: line %u (%s) uses the keyscript\n", shown, no,
-			       duress_escape(f[0], name, sizeof(name)));
-			return true;
-		}
+		no++;
+		for (int i = 0; i < 4; i++)
+			f[i] = strtok_r(i ? NULL : l, " \t", &fsave);
+		if (!f[0] || f[0][0] == '#' || !f[3] || !uses_keyscript(f[3]))
+			continue;
+		printf("crypttab %s: OK: line %u (%s) uses the keyscript\n", shown, no,
+		       duress_escape(f[0], name, sizeof(name)));
+		return true;
 	}
 	if (!boot_actions) {
 		printf("crypttab %s: %s\n", shown, why);
@@ -970,8 +973,9 @@ static bool report_crypttab(const char *path, bool boot_actions)
 /*
  * The disk-unlock prompt (docs/boot.md): the boot directory's actions, as
  * the global one's with their kinds, its one salt and cost, the crypttab
- * line and, when there is one, the initramfs.  Only when the directory exists or is named.
- * Adds the actions not armed to *bad; returns the other problems (ERRORs).
+ * line and, when there is one, the initramfs.  Only when the directory
+ * exists or is named.  Adds the actions not armed to *bad; returns the
+ * other problems (ERRORs).
  */
 static int check_boot(const struct check_opts *o, int *bad, int *actions)
 {

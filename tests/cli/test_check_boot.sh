@@ -75,7 +75,7 @@ boot_check --crypttab "$T/crypttab.plain" --initramfs "$T/none"
 KS=$(sed -n 's/.*; fix: add keyscript=\([^ ]*\) to the options .*/\1/p' <<<"$out")
 [ -n "$KS" ] || KS=/usr/libexec/pam_duress/unlock-keyscript
 PD=${KS%/*} # the helper and the runner are beside it
-printf '# the root disk\ncryptroot UUID=1234 none luks,discard,keyscript=%s\n' "$KS" >"$T/crypttab.ks"
+printf '# the root disk\n\ncryptroot UUID=1234 none luks,discard,keyscript=%s\n' "$KS" >"$T/crypttab.ks"
 printf 'cryptroot UUID=1234 none luks,keyscript=/elsewhere/unlock-keyscript\n' >"$T/crypttab.other"
 
 # --- the actions, with their kinds ---------------------------------------------
@@ -131,7 +131,7 @@ expect "crypttab without the keyscript: a WARN with the keyscript= option and up
 check_why "a WARN alone leaves the exit status 0" "exit $rc" test "$rc" -eq 0
 boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
 expect "crypttab with the keyscript: OK, naming the line" \
-	"crypttab $T/crypttab.ks: OK: line 2 (cryptroot) uses the keyscript"
+	"crypttab $T/crypttab.ks: OK: line 3 (cryptroot) uses the keyscript"
 boot_check --crypttab "$T/crypttab.other" --initramfs "$T/none"
 check_why "crypttab naming another keyscript (the hook would copy nothing): the WARN" "got: $out" \
 	grep -q "^crypttab $T/crypttab.other: WARN: no line uses the keyscript" <<<"$out"
