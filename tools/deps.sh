@@ -46,6 +46,7 @@ passwd login util-linux procps bsdutils
 cracklib-runtime xxd sudo
 lintian rpm
 curl wget iproute2 cryptsetup-bin coreutils
+cpio initramfs-tools-core
 "
 BOOT="
 qemu-system-x86 initramfs-tools cryptsetup-initramfs cryptsetup-bin

@@ -2,6 +2,7 @@
 #include "cli/check.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -13,11 +14,13 @@
 
 #include "core/actions.h"
 #include "core/account.h"
+#include "core/boot.h"
 #include "core/escape.h"
 #include "core/opts.h"
 #include "core/policy.h"
 #include "core/safe_open.h"
 #include "core/shebang.h"
+#include "cli/initramfs.h"
 #include "cli/pamstack.h"
 #include "cli/tells.h"
 
@@ -26,6 +29,8 @@
 #define MAX_MODULE_LINES 8
 #define PAM_DIR_DEFAULT "/etc/pam.d"
 #define PAM_CONFIGS_DEFAULT "/usr/share/pam-configs" /* Debian's pam-auth-update profiles */
+#define CRYPTTAB_DEFAULT "/etc/crypttab"
+#define CRYPTTAB_MAX ((size_t)64 * 1024)
 /* "FILE:LINE (MODULE)", both escaped. */
 #define ENTRY_NAME_SIZE (DURESS_ESCAPED_SIZE(PATH_MAX) + DURESS_ESCAPED_SIZE(256) + 128)
 
@@ -38,6 +43,16 @@ struct check_opts {
 	const char *services[MAX_SERVICES];
 	size_t n_services;
 	enum duress_machine machine;
+	const char *boot_dir;  /* NULL: DURESS_BOOT_DIR, if it exists; "": no boot section */
+	const char *crypttab;  /* NULL: CRYPTTAB_DEFAULT */
+	const char *initramfs; /* NULL: the running kernel's */
+};
+
+/* What the boot section needs of its directory, filled by check_dir(). */
+struct boot_seen {
+	bool loaded;      /* the directory was read */
+	size_t n_params;  /* its distinct (salt, cost) sets */
+	size_t n_actions; /* its actions, armed or not */
 };
 
 static void check_usage(FILE *out)
@@ -45,12 +60,15 @@ static void check_usage(FILE *out)
 	fputs("Usage: duress check [--user USER] [--service NAME]... [--pam-dir DIR]\n"
 	      "                    [--pam-configs-dir DIR] [--global-dir DIR]\n"
 	      "                    [--user-dir TEMPLATE] [--machine laptop|server|auto]\n"
+	      "                    [--boot-dir DIR] [--crypttab FILE] [--initramfs FILE]\n"
 	      "\n"
 	      "Reads the PAM stack of each service and says whether a duress password\n"
 	      "reaches pam_duress.so and logs in; then lists every action of USER's\n"
 	      "directory (default: yours) and of the global directory, as the module\n"
 	      "line's options see them, with ARMED or the reason the module will skip\n"
-	      "it; WARN lines name what a coercer could notice.  Exit 0 only if every\n"
+	      "it; WARN lines name what a coercer could notice.  When the boot directory\n"
+	      "exists, the disk-unlock prompt too: its actions, crypttab's keyscript= and\n"
+	      "whether the initramfs holds the current boot actions.  Exit 0 only if every\n"
 	      "stack is right and every action is armed (a WARN does not count).\n"
 	      "\n"
 	      "  --user USER          whose per-user directory to check\n"
@@ -67,7 +85,14 @@ static void check_usage(FILE *out)
 	      "; \"\" skips it)\n"
 	      "  --machine KIND       laptop: warn about the after-pam_unix placement;\n"
 	      "                       server: do not; auto (default): a laptop if\n"
-	      "                       /sys shows a portable chassis or a battery\n",
+	      "                       /sys shows a portable chassis or a battery\n"
+	      "  --boot-dir DIR       the disk-unlock prompt's actions (default " DURESS_BOOT_DIR
+	      ",\n"
+	      "                       checked when it exists; \"\" skips it)\n"
+	      "  --crypttab FILE      where the keyscript= is looked for (default " CRYPTTAB_DEFAULT
+	      ")\n"
+	      "  --initramfs FILE     the initramfs to compare (default: the running kernel's,\n"
+	      "                       /boot/initrd.img-RELEASE)\n",
 	      out);
 }
 
@@ -82,6 +107,9 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 		{ "pam-dir", required_argument, NULL, 'p' },
 		{ "pam-configs-dir", required_argument, NULL, 'c' },
 		{ "machine", required_argument, NULL, 'm' },
+		{ "boot-dir", required_argument, NULL, 'b' },
+		{ "crypttab", required_argument, NULL, 't' },
+		{ "initramfs", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -99,6 +127,12 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 			o->pam_dir = optarg;
 		} else if (opt == 'c') {
 			o->pam_configs = optarg;
+		} else if (opt == 'b') {
+			o->boot_dir = optarg;
+		} else if (opt == 't') {
+			o->crypttab = optarg;
+		} else if (opt == 'i') {
+			o->initramfs = optarg;
 		} else if (opt == 'm' && duress_machine_parse(optarg, &o->machine) == 0) {
 			continue;
 		} else if (opt == 's' && o->n_services < MAX_SERVICES && *optarg &&
@@ -156,12 +190,24 @@ static const char *shebang_problem(const struct duress_dir *dir, const struct du
 	return buf;
 }
 
-/* Prints one action's line (path already escaped); returns whether it is armed. */
+/* A boot action's kind, said after its name: where and when it runs. */
+static const char *boot_kind(const char *name)
+{
+	return strncmp(name, DURESS_BOOT_BEFORE_PREFIX, strlen(DURESS_BOOT_BEFORE_PREFIX)) == 0 ?
+		       "before unlock: " :
+		       "after boot: ";
+}
+
+/*
+ * Prints one action's line (path already escaped), with its kind first for
+ * a boot action; returns whether it is armed.
+ */
 static bool report_action(const char *path, const struct duress_dir *dir,
-			  const struct duress_action *a, bool legacy_ok)
+			  const struct duress_action *a, bool legacy_ok, bool boot)
 {
 	char name[DURESS_ESCAPED_SIZE(NAME_MAX)], buf[DURESS_ESCAPED_SIZE(DURESS_SHEBANG_MAX) + 64];
 	const char *broken = NULL;
+	const char *kind = boot ? boot_kind(a->name) : "";
 
 	/* Names are data: a newline or an ESC in one must not reach the terminal. */
 	duress_escape(a->name, name, sizeof(name));
@@ -170,20 +216,20 @@ static bool report_action(const char *path, const struct duress_dir *dir,
 		return true;
 	}
 	if (a->skip == DURESS_SKIP_NONE && a->legacy && !legacy_ok) {
-		printf("%s/%s: SKIPPED unless legacy_sha256: weak legacy .sha256 signature "
+		printf("%s/%s: %sSKIPPED unless legacy_sha256: weak legacy .sha256 signature "
 		       "(re-sign with duress sign)\n",
-		       path, name);
+		       path, name, kind);
 		return false;
 	}
 	if (a->skip != DURESS_SKIP_NONE) {
-		printf("%s/%s: SKIPPED: %s\n", path, name, duress_skip_reason(a->skip));
+		printf("%s/%s: %sSKIPPED: %s\n", path, name, kind, duress_skip_reason(a->skip));
 		return false;
 	}
 	if ((broken = shebang_problem(dir, a, buf, sizeof(buf)))) {
-		printf("%s/%s: WILL FAIL: %s\n", path, name, broken);
+		printf("%s/%s: %sWILL FAIL: %s\n", path, name, kind, broken);
 		return false;
 	}
-	printf("%s/%s: ARMED%s%s%s\n", path, name,
+	printf("%s/%s: %sARMED%s%s%s\n", path, name, kind,
 	       a->legacy ? " (warning: weak legacy .sha256 signature, accepted by legacy_sha256: "
 			   "re-sign with duress sign)" :
 			   "",
@@ -199,14 +245,14 @@ static bool report_action(const char *path, const struct duress_dir *dir,
  * returns the number of actions not armed.
  */
 static int report_dir(const char *path, const struct duress_dir *dir, bool legacy_ok,
-		      const char *only, int *actions)
+		      const char *only, int *actions, bool boot)
 {
 	int bad = 0, listed = 0;
 
 	for (size_t i = 0; i < dir->n_actions; i++) {
 		if (only && strcmp(dir->actions[i].name, only) != 0)
 			continue;
-		bad += !report_action(path, dir, &dir->actions[i], legacy_ok);
+		bad += !report_action(path, dir, &dir->actions[i], legacy_ok, boot);
 		*actions += dir->actions[i].skip != DURESS_SKIP_NOT_AN_ACTION;
 		listed++;
 	}
@@ -226,10 +272,12 @@ static int report_dir(const char *path, const struct duress_dir *dir, bool legac
  * adds the number of actions listed to *actions.  The caps and legacy_sha256
  * are the module line's; files are opened with as's rights (NULL: ours), as
  * the module opens them.  only (not NULL): that action's line alone.
+ * boot (not NULL): the boot directory, whose lines say each action's kind;
+ * what the boot section needs is filled in.
  */
 static int check_dir(const char *path, enum duress_scope scope, const struct passwd *owner,
 		     const struct duress_identity *as, const struct duress_opts *mo,
-		     const char *only, int *actions)
+		     const char *only, int *actions, struct boot_seen *boot)
 {
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	const struct duress_caps *caps = scope == DURESS_SCOPE_USER ? &mo->user_caps : &mo->caps;
@@ -242,12 +290,14 @@ static int check_dir(const char *path, enum duress_scope scope, const struct pas
 	r = duress_dir_load(&dir, path, scope, owner ? owner->pw_uid : 0, caps, true, as);
 	if (r == -ENOENT) {
 		printf("%s: no such directory (no %s actions)\n", shown,
-		       scope == DURESS_SCOPE_GLOBAL ? "global" : "per-user");
+		       boot                         ? "boot" :
+		       scope == DURESS_SCOPE_GLOBAL ? "global" :
+						      "per-user");
 		return 0;
 	}
 	if (r == -EACCES && scope == DURESS_SCOPE_GLOBAL && geteuid() != 0) {
-		printf("%s: not readable by you (run duress check as root to see global actions)\n",
-		       shown);
+		printf("%s: not readable by you (run duress check as root to see %s actions)\n",
+		       shown, boot ? "boot" : "global");
 		return 0;
 	}
 	if (r < 0) {
@@ -266,7 +316,13 @@ static int check_dir(const char *path, enum duress_scope scope, const struct pas
 		duress_dir_free(&dir);
 		return 1;
 	}
-	bad = report_dir(shown, &dir, mo->legacy_sha256, only, actions);
+	bad = report_dir(shown, &dir, mo->legacy_sha256, only, actions, boot != NULL);
+	if (boot) {
+		boot->loaded = true;
+		boot->n_params = dir.n_params;
+		for (size_t i = 0; i < dir.n_actions; i++)
+			boot->n_actions += dir.actions[i].skip != DURESS_SKIP_NOT_AN_ACTION;
+	}
 	/* The whole check tells; add's one line for its new action does not. */
 	if (!only && duress_tells_dir(shown, &dir, owner ? owner->pw_dir : NULL,
 				      owner ? owner->pw_name : NULL) < 0) {
@@ -292,7 +348,7 @@ static int check_user_dir(const char *path, const struct passwd *pw, const struc
 			strerror_r(-r, buf, sizeof(buf)));
 		return 1;
 	}
-	bad = check_dir(path, DURESS_SCOPE_USER, pw, &as, mo, only, actions);
+	bad = check_dir(path, DURESS_SCOPE_USER, pw, &as, mo, only, actions, NULL);
 	duress_identity_free(&as);
 	return bad;
 }
@@ -789,7 +845,7 @@ static int check_dirs(const struct check_opts *o, const struct module_line *m, i
 		return -1;
 	if (*mo.global_dir)
 		*bad += check_dir(mo.global_dir, DURESS_SCOPE_GLOBAL, NULL, NULL, &mo, NULL,
-				  actions);
+				  actions, NULL);
 	return 0;
 }
 
@@ -825,11 +881,138 @@ static bool has_profile(const char *dir)
 	       stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/*
+ * Whether a crypttab options field (comma-separated) has our keyscript=,
+ * exactly as the initramfs-tools hook looks for it.
+ */
+static bool uses_keyscript(char *options)
+{
+	char *save = NULL;
+
+	for (char *o = strtok_r(options, ",", &save); o; o = strtok_r(NULL, ",", &save))
+		if (strcmp(o, "keyscript=" DURESS_KEYSCRIPT_PATH) == 0)
+			return true;
+	return false;
+}
+
+/* Reads a whole small file; its length, or -errno (-EFBIG past max). */
+static ssize_t read_small_file(const char *path, char *buf, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	size_t len = 0;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	while (len <= max) {
+		ssize_t n = read(fd, buf + len, max + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	return len > max ? -EFBIG : (ssize_t)len;
+}
+
+/*
+ * The crypttab line that hands the disk-unlock prompt to our keyscript:
+ * OK, or a WARN with the fix when boot actions exist and no line does.  A
+ * WARN only: a machine may mean to have the boot actions ready before its
+ * crypttab.  Returns whether a line does (without one, the hook copies
+ * nothing into the initramfs).
+ */
+static bool report_crypttab(const char *path, bool boot_actions)
+{
+	static char buf[CRYPTTAB_MAX + 1];
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], name[DURESS_ESCAPED_SIZE(256)];
+	const char *why = "no line uses the keyscript";
+	ssize_t len = read_small_file(path, buf, CRYPTTAB_MAX);
+	char *rest = NULL, *l;
+	unsigned no = 0;
+
+	duress_escape(path, shown, sizeof(shown));
+	if (len == -ENOENT)
+		why = "no such file";
+	else if (len < 0)
+		why = len == -EFBIG ? "cannot check: over 64 KiB" : "cannot check: unreadable";
+	if (len >= 0) {
+		buf[len] = '\0';
+		rest = buf;
+	}
+	/* strsep() keeps empty lines, so that the line numbers are right. */
+	while (rest && (l = strsep(&rest, "\n"))) {
+		char *fsave = NULL, *f[4] = { NULL };
+
+		no++;
+		for (int i = 0; i < 4; i++)
+			f[i] = strtok_r(i ? NULL : l, " \t", &fsave);
+		if (!f[0] || f[0][0] == '#' || !f[3] || !uses_keyscript(f[3]))
+			continue;
+		printf("crypttab %s: OK: line %u (%s) uses the keyscript\n", shown, no,
+		       duress_escape(f[0], name, sizeof(name)));
+		return true;
+	}
+	if (!boot_actions) {
+		printf("crypttab %s: %s\n", shown, why);
+		return false;
+	}
+	printf("crypttab %s: WARN: %s, so the disk-unlock prompt never checks a boot passphrase; "
+	       "fix: add keyscript=" DURESS_KEYSCRIPT_PATH " to the options (4th field) of "
+	       "the disk's line, then sudo update-initramfs -u\n",
+	       shown, why);
+	return false;
+}
+
+/*
+ * The disk-unlock prompt (docs/boot.md): the boot directory's actions, as
+ * the global one's with their kinds, its one salt and cost, the crypttab
+ * line and, when there is one, the initramfs.  Only when the directory
+ * exists or is named.  Adds the actions not armed to *bad; returns the
+ * other problems (ERRORs).
+ */
+static int check_boot(const struct check_opts *o, int *bad, int *actions)
+{
+	const char *dir = o->boot_dir ? o->boot_dir : DURESS_BOOT_DIR;
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	struct boot_seen seen = { 0 };
+	struct duress_opts mo;
+	struct stat st;
+	int problems = 0;
+
+	if (!*dir || (!o->boot_dir && lstat(dir, &st) < 0 && errno == ENOENT))
+		return 0;
+	duress_escape(dir, shown, sizeof(shown));
+	printf("disk-unlock prompt: the boot actions in %s\n", shown);
+	/* As the global directory, with the module's default caps. */
+	duress_opts_default(&mo);
+	*bad += check_dir(dir, DURESS_SCOPE_GLOBAL, NULL, NULL, &mo, NULL, actions, &seen);
+	if (seen.n_params > 1) {
+		printf("%s: ERROR: %zu different salts or costs, and the prompt derives one key per "
+		       "try: the actions of only one of them can match; fix: sign every action "
+		       "again with the same --memlimit and --opslimit, or with neither (duress "
+		       "sign then shares one salt), then sudo update-initramfs -u\n",
+		       shown, seen.n_params);
+		problems++;
+	}
+	/* Without the line the hook copies nothing: the WARN above says what to do. */
+	if (report_crypttab(o->crypttab ? o->crypttab : CRYPTTAB_DEFAULT, seen.n_actions > 0) &&
+	    seen.loaded)
+		problems += duress_initramfs_report(dir, o->initramfs);
+	return problems;
+}
+
 int duress_cmd_check(int argc, char **argv)
 {
 	struct check_opts o = { .pam_dir = PAM_DIR_DEFAULT, .pam_configs = PAM_CONFIGS_DEFAULT };
 	struct stack_report rep = { 0 };
-	int status = 0, bad = 0, actions = 0;
+	int status = 0, bad = 0, actions = 0, boot = 0;
 	int first = parse_check(&o, argc, argv, &status);
 
 	if (first < 0)
@@ -848,6 +1031,8 @@ int duress_cmd_check(int argc, char **argv)
 	if (*rep.pam_dir && check_stack(&rep, &o) < 0)
 		return 2;
 	status = check_all_dirs(&o, &rep, &bad, &actions) < 0 ? 2 : 0;
+	if (status == 0)
+		boot = check_boot(&o, &bad, &actions);
 	for (size_t i = 0; i < rep.n_lines; i++)
 		module_line_free(&rep.lines[i]);
 	if (status)
@@ -858,7 +1043,9 @@ int duress_cmd_check(int argc, char **argv)
 		puts(actions ? "every action is armed" : "no actions found");
 	if (rep.bad)
 		puts("the PAM stack needs fixing (see the service lines above)");
-	return bad || rep.bad ? 1 : 0;
+	if (boot)
+		puts("the disk-unlock prompt needs fixing (see the ERROR lines above)");
+	return bad || rep.bad || boot ? 1 : 0;
 }
 
 /* Every module line of the common-auth services, as check_stack() finds them. */
@@ -986,7 +1173,7 @@ int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, c
 	int actions = 0, bad;
 
 	if (scope == DURESS_SCOPE_GLOBAL) {
-		bad = check_dir(dir, scope, NULL, NULL, mo, name, &actions);
+		bad = check_dir(dir, scope, NULL, NULL, mo, name, &actions, NULL);
 	} else if (duress_getpw(NULL, getuid(), &p) == 0 && p) {
 		bad = check_user_dir(dir, &p->pw, mo, name, &actions);
 	} else {

@@ -28,6 +28,7 @@
 #include "cli/pamtest.h"
 #include "cli/password.h"
 #include "cli/signing.h"
+#include "core/boot.h"
 #include "core/opts.h"
 
 static void usage(FILE *out)
@@ -93,7 +94,7 @@ static void usage(FILE *out)
 static void sign_usage(FILE *out)
 {
 	fputs("Usage: duress sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N]\n"
-	      "                   [--pam-dir DIR] FILE...\n"
+	      "                   [--pam-dir DIR] [--boot-dir DIR] FILE...\n"
 	      "       duress_sign [same options] FILE...\n"
 	      "\n"
 	      "Binds one duress password to the exact content of each action FILE and\n"
@@ -110,6 +111,9 @@ static void sign_usage(FILE *out)
 	      "  --opslimit N     Argon2id passes for a new salt\n"
 	      "  --pam-dir DIR    where the PAM stack is read to learn which directories\n"
 	      "                   the module reads (default /etc/pam.d)\n"
+	      "  --boot-dir DIR   the disk-unlock prompt's directory (default\n"
+	      "                   " DURESS_BOOT_DIR "): a FILE there is judged as a global\n"
+	      "                   action, and the initramfs needs updating\n"
 	      "  -h, --help       show this help\n"
 	      "\n"
 	      "Exit 0 when every FILE was signed, 1 otherwise, 2 on bad usage.\n",
@@ -131,7 +135,15 @@ static void verify_usage(FILE *out)
 	      out);
 }
 
-enum { OPT_STDIN = 256, OPT_ALSO, OPT_MEMLIMIT, OPT_OPSLIMIT, OPT_VERSION, OPT_PAM_DIR };
+enum {
+	OPT_STDIN = 256,
+	OPT_ALSO,
+	OPT_MEMLIMIT,
+	OPT_OPSLIMIT,
+	OPT_VERSION,
+	OPT_PAM_DIR,
+	OPT_BOOT_DIR
+};
 
 static const struct option sign_options[] = {
 	{ "stdin", no_argument, NULL, OPT_STDIN },
@@ -139,6 +151,7 @@ static const struct option sign_options[] = {
 	{ "memlimit", required_argument, NULL, OPT_MEMLIMIT },
 	{ "opslimit", required_argument, NULL, OPT_OPSLIMIT },
 	{ "pam-dir", required_argument, NULL, OPT_PAM_DIR },
+	{ "boot-dir", required_argument, NULL, OPT_BOOT_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -187,6 +200,9 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 			break;
 		case OPT_PAM_DIR:
 			c->sign.pam_dir = optarg;
+			break;
+		case OPT_BOOT_DIR:
+			c->sign.boot_dir = optarg;
 			break;
 		case 'h':
 			(for_sign ? sign_usage : verify_usage)(stdout);

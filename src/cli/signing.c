@@ -17,6 +17,7 @@
 #include "cli/realpw.h"
 #include "core/actions.h"
 #include "core/account.h"
+#include "core/boot.h"
 #include "core/escape.h"
 #include "core/identity.h"
 #include "core/opts.h"
@@ -169,14 +170,26 @@ struct dir_view {
 	int load;
 };
 
-static enum duress_scope action_scope(const struct action_file *f)
+/* Whether the action's directory is the one path names. */
+static bool in_dir(const struct action_file *f, const char *path)
 {
-	struct stat dir, global;
+	struct stat dir, st;
 
-	if (fstat(f->dir_fd, &dir) == 0 && stat(DURESS_GLOBAL_DIR, &global) == 0 &&
-	    dir.st_dev == global.st_dev && dir.st_ino == global.st_ino)
-		return DURESS_SCOPE_GLOBAL;
-	return DURESS_SCOPE_USER;
+	return fstat(f->dir_fd, &dir) == 0 && stat(path, &st) == 0 && dir.st_dev == st.st_dev &&
+	       dir.st_ino == st.st_ino;
+}
+
+/* The disk-unlock prompt's directory: root's, judged as the global one (docs/boot.md). */
+static bool in_boot_dir(const struct action_file *f, const struct duress_sign_opts *opts)
+{
+	return in_dir(f, opts->boot_dir ? opts->boot_dir : DURESS_BOOT_DIR);
+}
+
+static enum duress_scope action_scope(const struct action_file *f,
+				      const struct duress_sign_opts *opts)
+{
+	return in_dir(f, DURESS_GLOBAL_DIR) || in_boot_dir(f, opts) ? DURESS_SCOPE_GLOBAL :
+								      DURESS_SCOPE_USER;
 }
 
 /* The rights a per-user directory is read with: its owner's (nothing to switch unless root). */
@@ -194,9 +207,10 @@ static int view_identity(struct dir_view *v)
 	return r;
 }
 
-static void view_load(const struct action_file *f, struct dir_view *v)
+static void view_load(const struct action_file *f, const struct duress_sign_opts *opts,
+		      struct dir_view *v)
 {
-	v->scope = action_scope(f);
+	v->scope = action_scope(f, opts);
 	/* A per-user directory is judged as the action owner's. */
 	v->owner = v->scope == DURESS_SCOPE_GLOBAL ? 0 : f->st.st_uid;
 	if (v->scope == DURESS_SCOPE_GLOBAL)
@@ -514,7 +528,7 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 			"real password: %s\n",
 			duress_escape(path, shown, sizeof(shown)), why);
 	duress_warn_weak_password(f.st.st_uid, pw);
-	view_load(&f, &view);
+	view_load(&f, opts, &view);
 	choice = choose_params(&view, opts, &sig.params);
 	if (check_cost(&f, &view, &sig.params) < 0 || add_companions(&f, opts, &sig) < 0 ||
 	    bind_companions(&f, &sig, sig.content_hash) < 0)
@@ -531,7 +545,14 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 	printf("%s: signed (%s%s)\n", duress_escape(path, shown, sizeof(shown)),
 	       duress_escape(f.name, name, sizeof(name)), DURESS_SIG_SUFFIX);
 	report_state(&f, &view);
-	duress_warn_unread_dir(path, f.dir_fd, f.st.st_uid, opts->pam_dir);
+	/* The initramfs holds a copy of the boot directory, which is no module's. */
+	if (in_boot_dir(&f, opts))
+		fprintf(stderr,
+			"duress: %s: a boot action: run sudo update-initramfs -u so that the "
+			"initramfs holds it\n",
+			shown);
+	else
+		duress_warn_unread_dir(path, f.dir_fd, f.st.st_uid, opts->pam_dir);
 	r = 0;
 out:
 	/* One place wipes the key, whichever way the function ends. */

@@ -14,7 +14,8 @@ struct duress_sign_opts {
 	uint64_t opslimit; /* or else libsodium's INTERACTIVE cost */
 	const char *also[DURESS_ALSO_MAX_FILES]; /* companion files, as given */
 	size_t n_also;
-	const char *pam_dir; /* where to find the module line's directories (NULL: /etc/pam.d) */
+	const char *pam_dir;  /* where to find the module line's directories (NULL: /etc/pam.d) */
+	const char *boot_dir; /* the disk-unlock prompt's directory (NULL: DURESS_BOOT_DIR) */
 };
 
 /*

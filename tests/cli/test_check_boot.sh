@@ -1,0 +1,251 @@
+#!/bin/bash
+# duress check's disk-unlock prompt section (docs/boot.md): the boot
+# actions, ARMED or why not, with their kinds; one salt and cost; the
+# crypttab line naming the keyscript; whether the initramfs holds the
+# current boot actions (initramfs archives made here with cpio and gzip,
+# unpacked by the real unmkinitramfs).  And duress sign's reminder to run
+# update-initramfs.  TAP output for meson.
+# Usage: test_check_boot.sh PATH/TO/duress
+set -u
+DURESS=$1
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+
+# The boot directory is root's, judged as the global one.
+[ "$(id -u)" -eq 0 ] || skip_all "needs root: the boot directory must be root's"
+
+PW=Boot-pw-1
+sign() { duress sign --stdin --memlimit 8K --opslimit 1 --boot-dir "$B" "$@" >/dev/null 2>&1 <<<"$PW"; }
+new_action() { printf '#!/bin/sh\necho %s\n' "$1" >"$B/$1"; chmod 700 "$B/$1"; }
+# has LINE: $out has exactly this whole line.
+has() { grep -qxF -- "$1" <<<"$out"; }
+# expect DESC LINE: an assertion that $out has LINE, with $out shown when not.
+expect() {
+	if has "$2"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		{
+			echo "expected: $2"
+			echo "got:"
+			echo "$out"
+		} | diag
+	fi
+}
+# boot_check ARGS...: duress check of the boot section only; $out and $rc.
+boot_check() {
+	out=$(duress check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" "$@" 2>&1)
+	rc=$?
+}
+# initramfs TREE OUT [EARLY]: a gzip'ed newc cpio of TREE, after an
+# uncompressed early cpio of EARLY (as with microcode) when given.
+initramfs() {
+	: >"$2"
+	if [ -n "${3:-}" ]; then
+		(cd "$3" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >>"$2"
+	fi
+	(cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -n) >>"$2"
+}
+# snapshot TREE: TREE/etc/duress-boot.d, what the initramfs-tools hook
+# copies of the boot directory now: its signatures and executables; and the
+# helper and runner, when this system has them installed.
+snapshot() {
+	local f
+	rm -rf "$1"
+	mkdir -p "$1/etc/duress-boot.d"
+	for f in "$B"/*; do
+		case $f in *.sig) ;; *) [ -x "$f" ] || continue ;; esac
+		cp -p "$f" "$1/etc/duress-boot.d/"
+	done
+	for f in "$PD/unlock-helper" "$PD/session-helper"; do
+		[ -f "$f" ] || continue
+		mkdir -p "$1${f%/*}"
+		cp -p "$f" "$1$f"
+	done
+}
+
+B=$T/boot
+mkdir -m 700 "$B"
+new_action alert && sign "$B/alert"
+new_action initramfs-wipe && sign "$B/initramfs-wipe"
+new_action nosig
+printf 'cryptroot UUID=1234 none luks,discard\n' >"$T/crypttab.plain"
+# The keyscript's path is this build's (its libexecdir): the WARN's fix names it.
+boot_check --crypttab "$T/crypttab.plain" --initramfs "$T/none"
+KS=$(sed -n 's/.*; fix: add keyscript=\([^ ]*\) to the options .*/\1/p' <<<"$out")
+[ -n "$KS" ] || KS=/usr/libexec/pam_duress/unlock-keyscript
+PD=${KS%/*} # the helper and the runner are beside it
+printf '# the root disk\n\ncryptroot UUID=1234 none luks,discard,keyscript=%s\n' "$KS" >"$T/crypttab.ks"
+printf 'cryptroot UUID=1234 none luks,keyscript=/elsewhere/unlock-keyscript\n' >"$T/crypttab.other"
+
+# --- the actions, with their kinds ---------------------------------------------
+boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
+echo "$out" | diag
+expect "the section's heading names the directory" "disk-unlock prompt: the boot actions in $B"
+expect "an after-boot action, armed" "$B/alert: after boot: ARMED"
+expect "an initramfs- action runs before unlocking, armed" "$B/initramfs-wipe: before unlock: ARMED"
+expect "an unsigned boot action: why it is skipped, as for the global directory" \
+	"$B/nosig: after boot: SKIPPED: no signature (run: duress sign)"
+check "an unsigned boot action: exit 1, not every action is armed" \
+	test "$rc" -eq 1 -a "$(grep -cx 'not every action is armed' <<<"$out")" -eq 1
+rm "$B/nosig"
+echo '# edited' >>"$B/alert"
+boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
+expect "a changed boot action is skipped, with its kind" \
+	"$B/alert: after boot: SKIPPED: content changed since signing"
+sign "$B/alert"
+chmod 770 "$B"
+boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
+expect "a group-writable boot directory is skipped whole" \
+	"$B: SKIPPED (whole directory): bad owner, or writable by group or others"
+chmod 700 "$B"
+out=$(duress check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$T/nodir" 2>&1)
+expect "a missing --boot-dir is said" "$T/nodir: no such directory (no boot actions)"
+out=$(duress check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "" 2>&1)
+rc=$?
+check_why "--boot-dir \"\": no boot section, exit 0" "got (exit $rc): $out" \
+	test "$rc" -eq 0 -a -z "$(grep -e 'disk-unlock' -e crypttab -e initramfs <<<"$out")"
+
+# --- one salt and cost -----------------------------------------------------------
+boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
+check_why "one salt and cost: no ERROR, exit 0" "got (exit $rc): $out" \
+	test "$rc" -eq 0 -a -z "$(grep ERROR <<<"$out")"
+new_action other
+duress sign --stdin --memlimit 16K --opslimit 1 --boot-dir "$B" "$B/other" >/dev/null 2>&1 <<<"$PW"
+boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
+expect "two salt and cost sets: an ERROR with the fix" \
+	"$B: ERROR: 2 different salts or costs, and the prompt derives one key per try: the actions of only one of them can match; fix: sign every action again with the same --memlimit and --opslimit, or with neither (duress sign then shares one salt), then sudo update-initramfs -u"
+check_why "two salt and cost sets: exit 1 and the summary line" "got (exit $rc): $out" \
+	test "$rc" -eq 1 -a -n "$(grep -x 'the disk-unlock prompt needs fixing (see the ERROR lines above)' <<<"$out")"
+sign "$B/other"
+boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
+check_why "signed again at one cost: the ERROR is gone, exit 0" "got (exit $rc): $out" \
+	test "$rc" -eq 0 -a -z "$(grep ERROR <<<"$out")"
+
+# --- crypttab ---------------------------------------------------------------------
+boot_check --crypttab "$T/crypttab.plain" --initramfs "$T/none"
+# The path is the one this build installs the keyscript at, taken from this
+# very line above: its form is what is checked.
+expect "crypttab without the keyscript: a WARN with the keyscript= option and update-initramfs" \
+	"crypttab $T/crypttab.plain: WARN: no line uses the keyscript, so the disk-unlock prompt never checks a boot passphrase; fix: add keyscript=$KS to the options (4th field) of the disk's line, then sudo update-initramfs -u"
+check_why "a WARN alone leaves the exit status 0" "exit $rc" test "$rc" -eq 0
+boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
+expect "crypttab with the keyscript: OK, naming the line" \
+	"crypttab $T/crypttab.ks: OK: line 3 (cryptroot) uses the keyscript"
+boot_check --crypttab "$T/crypttab.other" --initramfs "$T/none"
+check_why "crypttab naming another keyscript (the hook would copy nothing): the WARN" "got: $out" \
+	grep -q "^crypttab $T/crypttab.other: WARN: no line uses the keyscript" <<<"$out"
+check_why "without the keyscript line, the initramfs is not compared (the hook copies nothing)" \
+	"got: $out" test -z "$(grep -e '^OK: the initramfs' -e '^ERROR: the initramfs' -e '^WARN: cannot tell' <<<"$out")" -a -n "$(grep "^crypttab $T/crypttab.other: WARN" <<<"$out")"
+boot_check --crypttab "$T/no-crypttab" --initramfs "$T/none"
+check_why "no crypttab at all: a WARN with the fix" "got: $out" \
+	grep -q "^crypttab $T/no-crypttab: WARN: no such file, so the disk-unlock prompt never checks a boot passphrase; fix: add keyscript=" <<<"$out"
+
+# --- the initramfs ----------------------------------------------------------------
+if ! command -v cpio >/dev/null || ! command -v unmkinitramfs >/dev/null; then
+	for t in fresh early stale names temp missing-tool failing-tool; do
+		skip "initramfs: $t (needs cpio and unmkinitramfs: tools/deps.sh check)"
+	done
+else
+	snapshot "$T/tree"
+	initramfs "$T/tree" "$T/initrd.fresh"
+	# A data file (a companion, notes) is not copied by the hook: not missing.
+	printf 'K=1\n' >"$B/alert.conf" && chmod 600 "$B/alert.conf"
+	mkdir -p "$T/tmp"
+	TMPDIR=$T/tmp boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
+	expect "a fresh initramfs: OK" "OK: the initramfs $T/initrd.fresh holds the current boot actions"
+	check_why "it was unpacked, and its temporary directory is removed" "left: $(ls -A "$T/tmp")" \
+		test -z "$(ls -A "$T/tmp")" -a -n "$(grep '^OK: the initramfs' <<<"$out")"
+	# A hook that copies the data file too: the same bytes, not extra; others, changed.
+	cp -p "$B/alert.conf" "$T/tree/etc/duress-boot.d/"
+	initramfs "$T/tree" "$T/initrd.conf"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.conf"
+	expect "a copy of a data file, the same: OK" "OK: the initramfs $T/initrd.conf holds the current boot actions"
+	echo 'K=2' >"$T/tree/etc/duress-boot.d/alert.conf"
+	initramfs "$T/tree" "$T/initrd.conf"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.conf"
+	expect "a copy of a data file, different: changed" \
+		"ERROR: the initramfs $T/initrd.conf is older than $B (alert.conf changed); fix: sudo update-initramfs -u"
+	rm "$T/tree/etc/duress-boot.d/alert.conf"
+	chmod 644 "$T/initrd.fresh"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
+	expect "an initramfs every user can read: a WARN with the UMASK fix" \
+		"WARN: the initramfs $T/initrd.fresh is readable by every user, who can copy the boot signatures and guess the passphrase offline; fix: add UMASK=0077 to /etc/initramfs-tools/initramfs.conf, then sudo update-initramfs -u"
+	chmod 600 "$T/initrd.fresh"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
+	check_why "an initramfs only root reads: OK and no such WARN" "got: $out" \
+		test -n "$(grep '^OK: the initramfs' <<<"$out")" -a -z "$(grep 'readable by every user' <<<"$out")"
+	mkdir -p "$T/early/kernel/x86/microcode"
+	printf 'microcode' >"$T/early/kernel/x86/microcode/GenuineIntel.bin"
+	initramfs "$T/tree" "$T/initrd.early" "$T/early"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.early"
+	expect "after an early cpio (main/): OK" \
+		"OK: the initramfs $T/initrd.early holds the current boot actions"
+
+	# The action changes after the initramfs was made: signed again, still stale.
+	printf '#!/bin/sh\necho changed\n' >"$B/alert" && sign "$B/alert"
+	new_action added && sign "$B/added"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.early"
+	expect "a stale initramfs: an ERROR naming what changed, with the fix" \
+		"ERROR: the initramfs $T/initrd.early is older than $B (added missing, added.sig missing, alert changed, alert.sig changed); fix: sudo update-initramfs -u"
+	check_why "a stale initramfs: exit 1" "exit $rc" test "$rc" -eq 1
+	snapshot "$T/tree"
+	initramfs "$T/tree" "$T/initrd.fresh"
+	rm "$B/added" "$B/added.sig"
+	# A name is data: escaped in the ERROR line.
+	printf '#!/bin/sh\n' >"$B/"$'x\ny' && chmod 700 "$B/"$'x\ny'
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
+	expect "a file gone from the boot directory is extra; a new one is missing, its name escaped" \
+		"ERROR: the initramfs $T/initrd.fresh is older than $B (added extra, added.sig extra, x\\x0ay missing); fix: sudo update-initramfs -u"
+	rm "$B/"$'x\ny'
+
+	# The helper this system has must be in the initramfs too: shown in a
+	# private mount namespace, with a tmpfs where the installed one would be.
+	snapshot "$T/tree"
+	initramfs "$T/tree" "$T/initrd.now"
+	base=$PD
+	while [ ! -d "$base" ]; do base=${base%/*}; done
+	if [ -n "$base" ] && [ "$base" != / ] && unshare -m true 2>/dev/null; then
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		out=$(unshare -m bash -c 'mount -t tmpfs none "$1" && mkdir -p "$2" &&
+			printf "#!/bin/sh\n" >"$2/unlock-helper" && chmod 755 "$2/unlock-helper" &&
+			shift 2 && exec "$@"' sh "$base" "$PD" "$DURESS" check --pam-dir "" --user-dir "" \
+			--global-dir "" --boot-dir "$B" --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.now" 2>&1)
+		expect "a helper installed here but not in the initramfs: missing" \
+			"ERROR: the initramfs $T/initrd.now is older than $B ($PD/unlock-helper missing); fix: sudo update-initramfs -u"
+	else
+		skip "a helper installed here but not in the initramfs (needs unshare -m)"
+	fi
+
+	mkdir "$T/empty"
+	out=$(PATH=$T/empty "$DURESS" check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" \
+		--crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh" 2>&1)
+	expect "no unmkinitramfs in PATH: a WARN with the package to install" \
+		"WARN: cannot tell whether the initramfs $T/initrd.fresh holds the current boot actions: unmkinitramfs is not installed (not found in PATH); fix: sudo apt install initramfs-tools-core"
+	mkdir "$T/fake"
+	printf '#!/bin/sh\nexit 1\n' >"$T/fake/unmkinitramfs" && chmod 755 "$T/fake/unmkinitramfs"
+	out=$(PATH=$T/fake:$PATH "$DURESS" check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" \
+		--crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh" 2>&1)
+	expect "unmkinitramfs failing: a WARN, no crash" \
+		"WARN: cannot tell whether the initramfs $T/initrd.fresh holds the current boot actions: unmkinitramfs failed on it; fix: sudo apt install initramfs-tools-core"
+	printf 'not an initramfs\n' >"$T/garbage"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/garbage"
+	check_why "garbage for an initramfs: a WARN or an ERROR, never a crash" "got (exit $rc): $out" \
+		test "$rc" -le 1 -a -n "$(grep -E '^(WARN: cannot tell|ERROR: the initramfs)' <<<"$out")"
+fi
+boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
+expect "no such initramfs: a WARN with the fix" \
+	"WARN: cannot tell whether the initramfs $T/none holds the current boot actions: No such file or directory; fix: sudo update-initramfs -u"
+
+# --- duress sign's reminder --------------------------------------------------------
+new_action late
+err=$(duress sign --stdin --boot-dir "$B" "$B/late" 2>&1 >/dev/null <<<"$PW")
+check_why "signing in the boot directory: one line to run update-initramfs" "got: $err" \
+	test "$(grep -cxF "duress: $B/late: a boot action: run sudo update-initramfs -u so that the initramfs holds it" <<<"$err")" -eq 1
+mkdir -m 700 "$T/elsewhere"
+printf '#!/bin/sh\n' >"$T/elsewhere/a" && chmod 700 "$T/elsewhere/a"
+err=$(duress sign --stdin --boot-dir "$B" "$T/elsewhere/a" 2>&1 >/dev/null <<<"$PW")
+check_why "signing elsewhere: signed, and no such line" "got: $err" \
+	test -s "$T/elsewhere/a.sig" -a -z "$(grep update-initramfs <<<"$err")"
+
+tap_end
