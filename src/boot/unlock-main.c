@@ -9,12 +9,13 @@
  *
  * DIR defaults to DURESS_BOOT_DIR.  Exit status 0 whatever happened (the
  * unlock goes on as usual), 2 for a usage error.  Nothing on stdout (the
- * keyscript's stdout is cryptsetup's key); one line on stderr (the console,
- * or the journal) per error, never one for a match: a coercer may be
- * watching the screen.  Its file name, which the console and `ps` show,
+ * keyscript's stdout is cryptsetup's key); one line per problem, never one
+ * for a match: at the prompt to the kernel log (log_to_kmsg()), after boot
+ * on stderr (the journal).  Its file name, which the console and `ps` show,
  * does not name the project.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +39,35 @@
  * actions' wait, and room to spare.
  */
 #define UNLOCK_WATCHDOG_SECONDS (UNLOCK_WAIT_SECONDS + 60)
+
+/*
+ * At the prompt stderr is the console, which a coercer may watch, and
+ * every line would name the boot directory (and so the project): the lines
+ * go to the kernel log instead, at warning level (<4>), which the console
+ * does not show under the usual `quiet` but dmesg and, after boot, the
+ * journal do.  One write per line (line-buffered): one kernel log record
+ * each.  Only when stderr is a terminal (the console): a test's stderr stays
+ * its own.
+ */
+static const char *log_to_kmsg(void)
+{
+	static char buf[4096];
+	int fd;
+
+	if (!isatty(STDERR_FILENO))
+		return "unlock-helper";
+	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return "unlock-helper";
+	if (fd != STDERR_FILENO && dup2(fd, STDERR_FILENO) < 0) {
+		close(fd);
+		return "unlock-helper";
+	}
+	if (fd != STDERR_FILENO)
+		close(fd);
+	setvbuf(stderr, buf, _IOLBF, sizeof(buf));
+	return "<4>unlock-helper";
+}
 
 static int usage(void)
 {
@@ -75,7 +105,7 @@ static size_t read_pass(char *pass, bool *too_long)
 
 int main(int argc, char **argv)
 {
-	const struct duress_log lg = { .tag = "unlock-helper" };
+	struct duress_log lg = { .tag = "unlock-helper" };
 	struct unlock_paths p = {
 		.dir = DURESS_BOOT_DIR,
 		.record_dir = DURESS_BOOT_RECORD_DIR,
@@ -110,6 +140,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	alarm(UNLOCK_WATCHDOG_SECONDS);
+	lg.tag = log_to_kmsg();
 	/* Locked in memory, wiped when freed. */
 	pass = sodium_malloc(UNLOCK_PASS_MAX + 1);
 	if (!pass) {
