@@ -248,6 +248,8 @@ static int act_on_matches(const struct unlock_paths *p, const struct duress_dir 
 	size_t n_after = matched_jobs(dir, false, &jobs), n_before;
 	int r = 0;
 
+	if (dir->n_actions > 0 && !jobs)
+		return -ENOMEM;
 	free(jobs);
 	if (n_after > 0 && (r = write_record(p, dir)) < 0) {
 		errno = -r;
@@ -392,9 +394,7 @@ static ssize_t take_record(const struct unlock_paths *p, char *buf, size_t size)
 	if (rename(p->record, taken) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	fd = open(taken, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		n = -errno;
-	} else if (fstat(fd, &st) < 0) {
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		n = -errno;
 	} else if (!S_ISREG(st.st_mode) || st.st_uid != 0 || st.st_size < 0 ||
 		   (size_t)st.st_size > size) {
@@ -466,7 +466,7 @@ int unlock_after_boot(const struct unlock_paths *p, const struct duress_log *lg)
 	struct duress_dir dir = { 0 };
 	struct record_entry *e = NULL;
 	struct duress_job *jobs = NULL;
-	char *buf = malloc(UNLOCK_RECORD_MAX);
+	char *buf = calloc(1, UNLOCK_RECORD_MAX);
 	ssize_t len;
 	int n = 0, r = 0;
 	size_t n_jobs = 0;
