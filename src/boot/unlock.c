@@ -150,61 +150,117 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+struct record_entry {
+	unsigned char hash[DURESS_HASH_LEN];
+	const char *name; /* into the record's buffer */
+};
+
+/*
+ * Parses "HEX NAME\0" entries; every one must be well formed, or none is
+ * used.  Returns the number of entries (in *ret, free it) or -EBADMSG.
+ */
+static int parse_record(char *buf, size_t len, struct record_entry **ret)
+{
+	size_t max = len / (UNLOCK_HASH_HEX + 3) + 1, n = 0;
+	struct record_entry *e = calloc(max, sizeof(*e));
+	size_t at = 0;
+
+	*ret = NULL;
+	if (!e)
+		return -ENOMEM;
+	while (at < len) {
+		char *entry = buf + at, *nul = memchr(entry, '\0', len - at);
+		size_t bin_len = 0;
+		const char *name;
+
+		if (!nul || n >= max || (size_t)(nul - entry) < UNLOCK_HASH_HEX + 2 ||
+		    entry[UNLOCK_HASH_HEX] != ' ')
+			goto bad;
+		name = entry + UNLOCK_HASH_HEX + 1;
+		if (sodium_hex2bin(e[n].hash, DURESS_HASH_LEN, entry, UNLOCK_HASH_HEX, NULL,
+				   &bin_len, NULL) != 0 ||
+		    bin_len != DURESS_HASH_LEN || strlen(name) > NAME_MAX || strchr(name, '/') ||
+		    !duress_is_action_name(name))
+			goto bad;
+		e[n++].name = name;
+		at = (size_t)(nul - buf) + 1;
+	}
+	*ret = e;
+	return (int)n;
+bad:
+	free(e);
+	return -EBADMSG;
+}
+
 /*
  * What an earlier try of this boot recorded (another duress passphrase, or
- * the same one before a typo): kept, so that no try's actions are lost.
- * Copied into fd; a record that is not root's regular file is dropped.
+ * the same one before a typo), read into buf (UNLOCK_RECORD_MAX bytes) and
+ * parsed into *e: kept, so that no try's actions are lost.  A record that
+ * is not root's regular file, or is malformed, is dropped (0 entries).
+ * Returns its length, or -errno.
  */
-static int copy_old_record(const char *path, int fd)
+static ssize_t read_old_record(const char *path, char *buf, struct record_entry **e, int *n)
 {
-	char *buf;
 	struct stat st;
-	ssize_t n;
-	int in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), r = 0;
+	ssize_t len = 0;
+	int in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
+	*e = NULL;
+	*n = 0;
 	if (in < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
-	    st.st_size > UNLOCK_RECORD_MAX) {
-		close(in);
+	if (fstat(in, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
+	    st.st_size <= (off_t)UNLOCK_RECORD_MAX)
+		len = read(in, buf, UNLOCK_RECORD_MAX);
+	close(in);
+	if (len > 0)
+		*n = parse_record(buf, (size_t)len, e);
+	if (*n == -ENOMEM)
+		return -ENOMEM;
+	if (len <= 0 || *n <= 0) {
+		*n = 0;
 		return 0;
 	}
-	buf = malloc(UNLOCK_RECORD_MAX);
-	if (!buf) {
-		close(in);
-		return -ENOMEM;
-	}
-	n = read(in, buf, UNLOCK_RECORD_MAX);
-	if (n > 0)
-		r = write_all(fd, buf, (size_t)n);
-	free(buf);
-	close(in);
-	return r;
+	return len;
+}
+
+static bool recorded(const struct record_entry *e, int n, const struct duress_action *a)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(e[i].name, a->name) == 0 &&
+		    memcmp(e[i].hash, a->content_hash, DURESS_HASH_LEN) == 0)
+			return true;
+	return false;
 }
 
 /*
  * Writes the record: one entry per matched after-boot action, "HEX NAME\0"
  * (HEX: the verified content hash; never the passphrase), after what an
- * earlier try recorded, through a temporary file renamed over it: the unit
- * never reads half a record.  0 or -errno.
+ * earlier try recorded (each entry once, so that the record stays within
+ * UNLOCK_RECORD_MAX whatever the number of tries), through a temporary file
+ * renamed over it: the unit never reads half a record.  0 or -errno.
  */
 static int write_record(const struct unlock_paths *p, const struct duress_dir *dir)
 {
 	char tmp[PATH_MAX], hex[UNLOCK_HASH_HEX + 1];
-	int fd, r = make_record_dir(p->record_dir);
+	char *old = calloc(1, UNLOCK_RECORD_MAX);
+	struct record_entry *e = NULL;
+	ssize_t old_len = 0;
+	int fd = -1, n_old = 0, r = old ? make_record_dir(p->record_dir) : -ENOMEM;
 
-	if (r < 0)
-		return r;
-	if (snprintf(tmp, sizeof(tmp), "%s/.record.XXXXXX", p->record_dir) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkostemp(tmp, O_CLOEXEC); /* 0600 */
-	if (fd < 0)
-		return -errno;
-	r = copy_old_record(p->record, fd);
+	if (r == 0 &&
+	    snprintf(tmp, sizeof(tmp), "%s/.record.XXXXXX", p->record_dir) >= (int)sizeof(tmp))
+		r = -ENAMETOOLONG;
+	if (r == 0 && (old_len = read_old_record(p->record, old, &e, &n_old)) < 0)
+		r = (int)old_len;
+	if (r == 0 && (fd = mkostemp(tmp, O_CLOEXEC)) < 0) /* 0600 */
+		r = -errno;
+	if (r == 0 && old_len > 0)
+		r = write_all(fd, old, (size_t)old_len);
 	for (size_t i = 0; i < dir->n_actions && r == 0; i++) {
 		const struct duress_action *a = &dir->actions[i];
 
-		if (!a->matched || before_unlock(a->name))
+		if (!a->matched || before_unlock(a->name) || recorded(e, n_old, a))
 			continue;
 		to_hex(a->content_hash, hex);
 		hex[UNLOCK_HASH_HEX] = ' ';
@@ -212,14 +268,18 @@ static int write_record(const struct unlock_paths *p, const struct duress_dir *d
 		if (r == 0)
 			r = write_all(fd, a->name, strlen(a->name) + 1);
 	}
-	if (r == 0 && fchmod(fd, 0600) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, p->record) < 0)
-		r = -errno;
-	if (r < 0)
-		(void)unlink(tmp);
+	if (fd >= 0) {
+		if (r == 0 && fchmod(fd, 0600) < 0)
+			r = -errno;
+		if (close(fd) < 0 && r == 0)
+			r = -errno;
+		if (r == 0 && rename(tmp, p->record) < 0)
+			r = -errno;
+		if (r < 0)
+			(void)unlink(tmp);
+	}
+	free(e);
+	free(old);
 	return r;
 }
 
@@ -333,48 +393,6 @@ int unlock_at_prompt(const struct unlock_paths *p, const char *pass, size_t len,
 }
 
 /* ---- after boot --------------------------------------------------------------------------- */
-
-struct record_entry {
-	unsigned char hash[DURESS_HASH_LEN];
-	const char *name; /* into the record's buffer */
-};
-
-/*
- * Parses "HEX NAME\0" entries; every one must be well formed, or none is
- * used.  Returns the number of entries (in *ret, free it) or -EBADMSG.
- */
-static int parse_record(char *buf, size_t len, struct record_entry **ret)
-{
-	size_t max = len / (UNLOCK_HASH_HEX + 3) + 1, n = 0;
-	struct record_entry *e = calloc(max, sizeof(*e));
-	size_t at = 0;
-
-	*ret = NULL;
-	if (!e)
-		return -ENOMEM;
-	while (at < len) {
-		char *entry = buf + at, *nul = memchr(entry, '\0', len - at);
-		size_t bin_len = 0;
-		const char *name;
-
-		if (!nul || n >= max || (size_t)(nul - entry) < UNLOCK_HASH_HEX + 2 ||
-		    entry[UNLOCK_HASH_HEX] != ' ')
-			goto bad;
-		name = entry + UNLOCK_HASH_HEX + 1;
-		if (sodium_hex2bin(e[n].hash, DURESS_HASH_LEN, entry, UNLOCK_HASH_HEX, NULL,
-				   &bin_len, NULL) != 0 ||
-		    bin_len != DURESS_HASH_LEN || strlen(name) > NAME_MAX || strchr(name, '/') ||
-		    !duress_is_action_name(name))
-			goto bad;
-		e[n++].name = name;
-		at = (size_t)(nul - buf) + 1;
-	}
-	*ret = e;
-	return (int)n;
-bad:
-	free(e);
-	return -EBADMSG;
-}
 
 /*
  * Takes the record: renamed away first, so that it is used once even if
