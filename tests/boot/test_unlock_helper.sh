@@ -183,7 +183,7 @@ sed -e "s|^HELPER=.*|HELPER=$BUILD/src/unlock-helper|" -e "s|^RUNNER=.*|RUNNER=$
 chmod 755 "$HOOK"
 rm -rf /etc/duress-boot.d
 printf 'cryptroot UUID=0 none luks\n' >/etc/crypttab
-run_hook() { rm -rf "$D" && mkdir "$D" && DESTDIR=$D verbose=n "$HOOK" >"$T/hook.log" 2>&1; }
+run_hook() { rm -rf "$D" && mkdir "$D" && (umask 022 && DESTDIR=$D verbose=n "$HOOK") >"$T/hook.log" 2>&1; }
 check "hook: no boot directory: exit 0" run_hook
 check "... nothing copied" test -z "$(ls -A "$D")"
 mkdir -m 700 /etc/duress-boot.d
@@ -204,6 +204,14 @@ check "... the actions and signatures, modes kept" sh -c "cd '$D/etc/duress-boot
 check "... not the other files" test ! -e "$D/etc/duress-boot.d/README"
 check "... the directory is root's 0700" test "$(stat -c %a:%u "$D/etc/duress-boot.d")" = 700:0
 check_diag "... a warning for a missing interpreter" "$T/hook.log" grep -q 'nonexistent-interp' "$T/hook.log"
+check_diag "... a warning for a world-readable image (umask 022)" "$T/hook.log" grep -q 'umask 0*22' "$T/hook.log"
+rm -rf "$D" && mkdir "$D" && DESTDIR=$D UMASK=0077 verbose=n "$HOOK" >"$T/hook.log" 2>&1
+check_diag "... none with UMASK=0077" "$T/hook.log" fails grep -q umask "$T/hook.log"
+# shellcheck source=/dev/null
+check "the conf hook sets UMASK=0077 when there is a boot directory" \
+	sh -c "unset UMASK; . '$SRC/initramfs-tools/conf-hooks.d/pam_duress'; [ \"\$UMASK\" = 0077 ]"
+check "... and keeps the admin's" \
+	sh -c "UMASK=0027; . '$SRC/initramfs-tools/conf-hooks.d/pam_duress'; [ \"\$UMASK\" = 0027 ]"
 sed -i "s|^HELPER=.*|HELPER=$T/no-such-helper|" "$HOOK"
 check "hook: a missing helper fails update-initramfs" fails run_hook
 check_diag "... saying why" "$T/hook.log" grep -q "no-such-helper is missing" "$T/hook.log"
