@@ -228,7 +228,7 @@ static bool recorded(const struct record_entry *e, int n, const struct duress_ac
 {
 	for (int i = 0; i < n; i++)
 		if (strcmp(e[i].name, a->name) == 0 &&
-		    memcmp(e[i].hash, a->content_hash, DURESS_HASH_LEN) == 0)
+		    sodium_memcmp(e[i].hash, a->content_hash, DURESS_HASH_LEN) == 0)
 			return true;
 	return false;
 }
