@@ -78,6 +78,15 @@ int duress_dir_verify(struct duress_dir *dir, const unsigned char (*keys)[DURESS
  */
 int duress_dir_hash(struct duress_dir *dir);
 
+/*
+ * duress_dir_hash(), and each armed action whose bytes still have the
+ * signed hash also keeps a sealed memfd of exactly those bytes (as
+ * duress_dir_verify() leaves a match's): the after-boot unit runs boot
+ * actions matched at the disk-unlock prompt without the passphrase,
+ * by their hash.  0 or -errno.
+ */
+int duress_dir_hash_sealed(struct duress_dir *dir);
+
 /* Frees what a load left; a zeroed directory, or one freed already, is fine too. */
 void duress_dir_free(struct duress_dir *dir);
 

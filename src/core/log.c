@@ -29,7 +29,8 @@ void duress_log(const struct duress_log *lg, int prio, const char *fmt, ...)
 			pam_vsyslog(lg->pamh, prio, fmt, ap);
 	} else {
 		/* glibc's vfprintf understands %m, like vsyslog does. */
-		fputs("duress: ", stderr);
+		fputs(lg && lg->tag ? lg->tag : "duress", stderr);
+		fputs(": ", stderr);
 		vfprintf(stderr, fmt, ap);
 		fputc('\n', stderr);
 	}

@@ -15,6 +15,12 @@ struct duress_log {
 	pam_handle_t *pamh;
 	bool debug;
 	bool quiet;
+	/*
+	 * The word before each stderr line (NULL: "duress").  The disk-unlock
+	 * helper's lines reach the console, which a coercer may watch: its own
+	 * neutral name, not the project's.
+	 */
+	const char *tag;
 };
 
 /* The logger for a PAM handle (NULL: stderr), set by the module's debug and quiet arguments. */

@@ -164,7 +164,7 @@ int duress_dir_verify(struct duress_dir *dir, const unsigned char (*keys)[DURESS
 	return matches;
 }
 
-int duress_dir_hash(struct duress_dir *dir)
+static int hash_dir(struct duress_dir *dir, bool memfd)
 {
 	unsigned char *buf = malloc(DURESS_READ_CHUNK);
 	uint64_t budget = dir->caps->max_total;
@@ -177,11 +177,25 @@ int duress_dir_hash(struct duress_dir *dir)
 
 		if (a->skip != DURESS_SKIP_NONE || a->legacy)
 			continue;
-		r = read_content(dir, a, false, buf, &budget);
+		r = read_content(dir, a, memfd, buf, &budget);
 		if (r == 0 && a->skip == DURESS_SKIP_NONE &&
 		    memcmp(a->content_hash, a->sig.content_hash, DURESS_HASH_LEN) != 0)
 			a->skip = DURESS_SKIP_CHANGED;
+		if (a->skip != DURESS_SKIP_NONE && a->memfd >= 0) {
+			close(a->memfd);
+			a->memfd = -1;
+		}
 	}
 	free(buf);
 	return r;
+}
+
+int duress_dir_hash(struct duress_dir *dir)
+{
+	return hash_dir(dir, false);
+}
+
+int duress_dir_hash_sealed(struct duress_dir *dir)
+{
+	return hash_dir(dir, true);
 }
