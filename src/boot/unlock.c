@@ -107,7 +107,12 @@ static int run_as_root(const struct unlock_paths *p, const struct duress_job *jo
 		errno = -r;
 		duress_log(lg, LOG_ERR, "cannot prepare the actions' environment: %m");
 	} else {
-		r = duress_spawn(p->runner, &chain, 1, wait_seconds, NULL, lg);
+		/* Busybox's sh in the initramfs needs its own name in argv[0]. */
+		const struct duress_spawn_io io = { .output_fd = -1,
+						    .report_fd = -1,
+						    .interp_argv0 = true };
+
+		r = duress_spawn(p->runner, &chain, 1, wait_seconds, &io, lg);
 	}
 	duress_target_free(&t);
 	free(acct);

@@ -257,7 +257,8 @@ static int parse(struct duress_manifest *m, size_t size)
 	in.left -= sizeof(magic);
 	m->flags = get_u32(&in);
 	m->n_chains = get_count(&in, DURESS_CHAINS, 1);
-	if (m->flags & ~(DURESS_RUN_DEBUG | DURESS_RUN_WAIT | DURESS_RUN_REPORT))
+	if (m->flags &
+	    ~(DURESS_RUN_DEBUG | DURESS_RUN_WAIT | DURESS_RUN_REPORT | DURESS_RUN_INTERP_ARGV0))
 		in.err = -EBADMSG;
 	/* Both would be the same descriptor. */
 	if ((m->flags & DURESS_RUN_WAIT) && (m->flags & DURESS_RUN_REPORT))

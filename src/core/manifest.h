@@ -11,7 +11,8 @@
  * neither file names nor environment strings can hold a NUL):
  *
  *   "duress-runner-1\0"  magic, 16 bytes
- *   flags                DURESS_RUN_DEBUG | DURESS_RUN_WAIT | DURESS_RUN_REPORT
+ *   flags                DURESS_RUN_DEBUG | DURESS_RUN_WAIT | DURESS_RUN_REPORT |
+ *                        DURESS_RUN_INTERP_ARGV0
  *                        (WAIT and REPORT share a descriptor: never both)
  *   n_chains             at most DURESS_CHAINS
  *   per chain:
@@ -41,6 +42,14 @@
 #define DURESS_RUN_WAIT 2U  /* DURESS_RUNNER_DONE_FD is open */
 /* DURESS_RUNNER_DONE_FD is a report pipe (only `duress test` asks for one; never the module). */
 #define DURESS_RUN_REPORT 4U
+/*
+ * A script's interpreter gets its own path as argv[0], as the kernel gives
+ * it, instead of the action's name: for boot actions (boot.h), whose /bin/sh
+ * in the initramfs is busybox, a multi-call binary that picks its applet by
+ * argv[0] ("initramfs-wipe: applet not found").  Login actions keep their
+ * name, which is what `ps` shows of them.
+ */
+#define DURESS_RUN_INTERP_ARGV0 8U
 
 #define DURESS_CHAINS 2                     /* per-user, global */
 #define DURESS_MANIFEST_MAX (16U << 20)     /* bytes */

@@ -268,6 +268,8 @@ static unsigned runner_flags(unsigned wait_seconds, const struct duress_spawn_io
 
 	if (lg && lg->debug && io->output_fd < 0)
 		f |= DURESS_RUN_DEBUG;
+	if (io->interp_argv0)
+		f |= DURESS_RUN_INTERP_ARGV0;
 	if (io->report_fd >= 0)
 		f |= DURESS_RUN_REPORT;
 	else if (wait_seconds)

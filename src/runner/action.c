@@ -40,7 +40,8 @@ static int new_session_keyring(void)
 	return -1;
 }
 
-_Noreturn void duress_exec_job(const struct duress_job *job, const struct duress_target *t)
+_Noreturn void duress_exec_job(const struct duress_job *job, const struct duress_target *t,
+			       bool interp_argv0)
 {
 	char sh[] = "/bin/sh", fd_path[] = "/dev/fd/3"; /* ACTION_FD */
 	char head[DURESS_SHEBANG_MAX];
@@ -57,8 +58,8 @@ _Noreturn void duress_exec_job(const struct duress_job *job, const struct duress
 	if (job->elf)
 		(void)fcntl(ACTION_FD, F_SETFD, FD_CLOEXEC);
 	if (sb.interp) {
-		char *const argv[] = { name, sb.arg ? sb.arg : fd_path, sb.arg ? fd_path : NULL,
-				       NULL };
+		char *const argv[] = { interp_argv0 ? sb.interp : name, sb.arg ? sb.arg : fd_path,
+				       sb.arg ? fd_path : NULL, NULL };
 
 		execve(sb.interp, argv, t->envp);
 	} else {
@@ -68,7 +69,7 @@ _Noreturn void duress_exec_job(const struct duress_job *job, const struct duress
 	}
 	/* No #! line and not a binary: run it with /bin/sh, as execvp() does. */
 	if (errno == ENOEXEC) {
-		char *const argv[] = { name, fd_path, NULL };
+		char *const argv[] = { interp_argv0 ? sh : name, fd_path, NULL };
 
 		execve(sh, argv, t->envp);
 	}

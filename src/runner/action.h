@@ -11,4 +11,5 @@ int duress_become(const struct duress_target *t);
  * action a session keyring of its own and executes the job's memfd with the
  * target's environment.  Does not return.
  */
-_Noreturn void duress_exec_job(const struct duress_job *job, const struct duress_target *t);
+_Noreturn void duress_exec_job(const struct duress_job *job, const struct duress_target *t,
+			       bool interp_argv0);

@@ -223,7 +223,7 @@ static void run_job(const struct duress_manifest *m, const struct duress_chain *
 	pid = fork();
 	if (pid == 0) {
 		(void)signal(SIGPIPE, SIG_DFL); /* see run_chain() */
-		duress_exec_job(job, chain->target);
+		duress_exec_job(job, chain->target, m->flags & DURESS_RUN_INTERP_ARGV0);
 	}
 	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;

@@ -172,7 +172,7 @@ static const struct {
 } field_rows[] = {
 	{ "the good one", NOTHING, 0, NULL, 0 },
 	{ "two chains, jobs numbered on", N_CHAINS, 2, NULL, 0 },
-	{ "an unknown flag", FLAGS, 8, NULL, -EBADMSG },
+	{ "an unknown flag", FLAGS, 16, NULL, -EBADMSG },
 	{ "wait= and report share a descriptor", FLAGS, 6, NULL, -EBADMSG },
 	{ "gid -1", GID, UINT32_MAX, NULL, -EBADMSG },
 	{ "a variable without =", ENV, 0, "USER", -EBADMSG },
@@ -294,11 +294,18 @@ static void report_flag(void **state)
 	assert_int_equal(m.flags, DURESS_RUN_REPORT);
 	assert_int_equal(m.chains[0].n_jobs, 2);
 	duress_manifest_free(&m);
+	/* The boot actions' flag goes through too (busybox's argv[0]). */
+	fd = duress_manifest_write(chains, 2, DURESS_RUN_WAIT | DURESS_RUN_INTERP_ARGV0);
+	assert_true(fd >= 0);
+	assert_int_equal(duress_manifest_read(fd, &m), 0);
+	close(fd);
+	assert_int_equal(m.flags, DURESS_RUN_WAIT | DURESS_RUN_INTERP_ARGV0);
+	duress_manifest_free(&m);
 	fd = duress_manifest_write(chains, 2, DURESS_RUN_WAIT | DURESS_RUN_REPORT);
 	assert_true(fd >= 0);
 	assert_int_equal(duress_manifest_read(fd, &m), -EBADMSG);
 	close(fd);
-	fd = duress_manifest_write(chains, 2, 8U);
+	fd = duress_manifest_write(chains, 2, 16U);
 	assert_true(fd >= 0);
 	assert_int_equal(duress_manifest_read(fd, &m), -EBADMSG);
 	close(fd);

@@ -58,9 +58,10 @@ int __wrap_duress_spawn(const char *runner_path, const struct duress_chain *chai
 	size_t at = strlen(spawned);
 
 	(void)runner_path;
-	(void)io;
 	(void)lg;
 	assert_int_equal(n_chains, 1);
+	/* Busybox, the initramfs's sh, picks its applet by argv[0]. */
+	assert_true(io && io->interp_argv0);
 	at += (size_t)snprintf(spawned + at, sizeof(spawned) - at, "wait=%u uid=%u", wait_seconds,
 			       (unsigned)chains[0].target->uid);
 	for (size_t i = 0; i < chains[0].n_jobs; i++) {

@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Duress at the disk-unlock prompt, proven by booting a VM (issue 19).
+
+Root only.  This build's unlock-keyscript, unlock-helper, action runner and
+initramfs-tools hook go into a tmpfs overlay of / where the REAL mkinitramfs
+builds the initramfs (bootvm.py: the machine's /etc, /boot and initramfs are
+untouched), with /etc/duress-boot.d holding two actions signed by this
+build's `duress sign`, one salt and cost for both (one derivation per try):
+
+  after-mark      an after-boot action: appends a line to /run/after-mark;
+                  signed with DURESS, which is also LUKS key slot 1
+  initramfs-wipe  a before-unlock action, armed: `cryptsetup erase` of the
+                  disk (every key slot gone); signed with NUKE, no key slot
+
+The booted root (busybox) holds the same directory, the helper and the
+runner, and runs the unit's ExecStart, read from this build's
+unlock-finish.service, as its after-boot command.  Debian 12's cloud kernel
+under QEMU/TCG, the serial console driven:
+
+  - the real passphrase unlocks; no record, nothing runs;
+  - a wrong one is refused (a second prompt) and runs nothing: the real one
+    then unlocks, the disk whole;
+  - the duress passphrase unlocks; the record (root's, 0600 in a 0700
+    directory) names after-mark and not the passphrase; the unit's command
+    runs after-mark once, as root, and removes the record;
+  - the nuke passphrase, on a copy of the disk booted without snapshot=on:
+    the prompt comes back, the real passphrase is then refused too, and
+    afterwards no passphrase opens the copy (cryptsetup --test-passphrase).
+
+Usage: test_boot_duress.py CACHE_DIR DURESS UNLOCK_HELPER RUNNER KEYSCRIPT HOOK UNIT
+(the built files; the paths they are installed at are read from the
+configured hook and unit).  SKIP (1..0 # SKIP reason) when not root or when
+bootvm.missing() says why.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bootvm  # noqa: E402
+
+REAL = "real unlock pass"
+DURESS = "duress unlock pass"
+NUKE = "nuke unlock pass"
+WRONG = "not a passphrase"
+BOOT_DIR = "/etc/duress-boot.d"
+RECORD_DIR = "/run/unlock-helper"
+RECORD = RECORD_DIR + "/record"
+# Cheap for TCG: every try at the prompt pays one derivation at this cost.
+COST = ["--memlimit", "8M", "--opslimit", "1"]
+
+AFTER_MARK = b"""#!/bin/sh
+echo "after-mark ran as $(id -u) service=$PAM_SERVICE" >>/run/after-mark
+"""
+INITRAMFS_WIPE = b"""#!/bin/sh
+# Armed: every key slot of the root's disk destroyed before the unlock.
+cryptsetup erase --batch-mode /dev/vda
+"""
+
+n = 0
+failed = 0
+
+
+def ok(cond, desc, diag=None):
+    global n, failed
+    n += 1
+    print(("ok" if cond else "not ok") + f" {n} - {desc}")
+    if not cond:
+        failed += 1
+        for line in str(diag or "").splitlines():
+            print("# " + line)
+    sys.stdout.flush()
+    return cond
+
+
+def comment(text):
+    print("# " + text)
+    sys.stdout.flush()
+
+
+def skip_all(why):
+    print(f"1..0 # SKIP {why}")
+    sys.exit(0)
+
+
+def bail(desc, diag):
+    ok(False, "setup: " + desc, diag)
+    print(f"1..{n}")
+    sys.exit(1)
+
+
+def diag_boot(r):
+    return (f"unlocked={r.unlocked} finished={r.finished} prompts={r.prompts} typed={r.typed} "
+            f"timed_out={r.timed_out} rc={r.returncode} {r.seconds} s\n--- console tail:\n{r.tail(30)}")
+
+
+def configured(path, key):
+    """KEY=VALUE from a configured file (the hook's paths)."""
+    with open(path, encoding="utf-8") as f:
+        m = re.search(rf"^{key}=(\S+)$", f.read(), re.M)
+    if not m:
+        bail(f"{key}= in {path}", "not found")
+    return m.group(1)
+
+
+def exec_start(unit):
+    with open(unit, encoding="utf-8") as f:
+        m = re.search(r"^ExecStart=(.+)$", f.read(), re.M)
+    if not m:
+        bail(f"ExecStart= in {unit}", "not found")
+    return m.group(1)
+
+
+def sign_actions(duress, tmp):
+    """The two actions in a directory of root's, signed with one salt and cost."""
+    d = os.path.join(tmp, "boot.d")
+    os.mkdir(d, 0o700)
+    for name, data, password in (("after-mark", AFTER_MARK, DURESS),
+                                 ("initramfs-wipe", INITRAMFS_WIPE, NUKE)):
+        path = os.path.join(d, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        os.chmod(path, 0o700)
+        p = subprocess.run([duress, "sign", "--stdin", *COST, "--boot-dir", d, path],
+                           input=(password + "\n").encode(), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, check=False)
+        if p.returncode != 0:
+            bail(f"duress sign {name}", p.stdout.decode(errors="replace"))
+    salts = {open(os.path.join(d, s), encoding="ascii").read().split("$")[4]
+             for s in ("after-mark.sig", "initramfs-wipe.sig")}
+    ok(len(salts) == 1, "setup: both boot actions signed with one salt (one derivation per try)",
+       f"salts={salts}")
+    return d
+
+
+def main():
+    if len(sys.argv) != 8:
+        print("usage: test_boot_duress.py CACHE DURESS HELPER RUNNER KEYSCRIPT HOOK UNIT", file=sys.stderr)
+        return 2
+    cache, duress, helper, runner, keyscript, hook, unit = (os.path.abspath(a) for a in sys.argv[1:])
+    why = bootvm.missing()
+    if why:
+        skip_all(why)
+    t0 = time.monotonic()
+    try:
+        kernel = bootvm.fetch_kernel(cache)
+    except bootvm.Skip as e:
+        skip_all(str(e))
+    helper_at = configured(hook, "HELPER")
+    runner_at = configured(hook, "RUNNER")
+    keyscript_at = configured(hook, "KEYSCRIPT")
+    after_cmd = exec_start(unit)
+    ok(after_cmd == f"{helper_at} --after-boot",
+       "the unit's ExecStart is the helper the hook copies, --after-boot", after_cmd)
+
+    tmp = tempfile.mkdtemp(prefix="boot-duress.")
+    try:
+        boot_d = sign_actions(duress, tmp)
+        programs = {}
+        programs.update(bootvm.with_libraries(helper, dest=helper_at))
+        programs.update(bootvm.with_libraries(runner, dest=runner_at))
+        actions = bootvm.tree_files(boot_d, prefix=BOOT_DIR)
+
+        # The booted system: its copy of the boot directory, the helper, the
+        # runner; after boot, the unit's command, then (bounded) what it started.
+        root = os.path.join(tmp, "root")
+        img = os.path.join(tmp, "disk.img")
+        # What the unit started runs detached: wait (bounded) for it when there was a record.
+        wait = (f"had=no; [ -e {RECORD} ] && had=yes; {after_cmd}; "
+                "i=0; while [ $had = yes ] && [ ! -s /run/after-mark ] && [ $i -lt 10 ]; do "
+                "sleep 1; i=$((i+1)); done; [ $had = no ] || sleep 1; "
+                "echo marks:; cat /run/after-mark 2>/dev/null; "
+                f"[ -e {RECORD_DIR} ] && echo record-dir: still there || echo record-dir: gone")
+        bootvm.make_rootfs(root, files={**programs, **actions}, after_boot=wait,
+                           show=[RECORD_DIR, RECORD])
+        bootvm.make_luks_image(root, img, [REAL, DURESS])
+        ok(bootvm.test_passphrase(img, REAL) and bootvm.test_passphrase(img, DURESS)
+           and not bootvm.test_passphrase(img, NUKE),
+           "setup: the real and the duress passphrase are key slots, the nuke one is not")
+
+        # The initramfs: this build's hook, keyscript, helper and runner where
+        # a package puts them, the boot directory, the crypttab keyscript=.
+        initrd = os.path.join(tmp, "initrd.img")
+        # The build is an overlay of this machine's /: its libraries are there.
+        build = {**actions,
+                 helper_at: bootvm.File(src=helper, mode=0o755),
+                 runner_at: bootvm.File(src=runner, mode=0o755),
+                 keyscript_at: bootvm.File(src=keyscript, mode=0o755),
+                 "/usr/share/initramfs-tools/hooks/pam_duress": bootvm.File(src=hook, mode=0o755)}
+        try:
+            t = time.monotonic()
+            warnings = bootvm.build_initramfs(kernel, initrd, os.path.join(tmp, "mk"),
+                                              crypttab_options=[f"keyscript={keyscript_at}"],
+                                              files=build)
+            comment(f"initramfs with the hook: {time.monotonic() - t:.1f} s")
+        except (RuntimeError, OSError) as e:
+            bail("mkinitramfs with this build's hook", e)
+        ok("pam_duress" not in warnings or "E: pam_duress" not in warnings,
+           "the hook ran without an error", warnings)
+        listing = set(bootvm.initramfs_list(initrd))
+        want = {p.lstrip("/") for p in (helper_at, runner_at, keyscript_at, BOOT_DIR + "/after-mark",
+                                          BOOT_DIR + "/after-mark.sig", BOOT_DIR + "/initramfs-wipe",
+                                          BOOT_DIR + "/initramfs-wipe.sig")}
+        ok(want <= listing, "the initramfs holds the keyscript, the helper, the runner and the "
+           "signed boot actions", "missing: " + " ".join(sorted(want - listing)))
+
+        # --- the real passphrase: nothing runs -----------------------------------------------------
+        r = bootvm.boot(kernel, initrd, img, [REAL])
+        comment(f"boot, real: {r.seconds} s (prompt at {r.prompt_seconds})")
+        ok(r.unlocked and r.finished and r.prompts == 1,
+           "real passphrase: the keyscript's prompt unlocks the disk", diag_boot(r))
+        ok(r.shown.get(RECORD_DIR, "") is None and "marks:\nrecord-dir: gone" in (r.cmd_output or ""),
+           "real passphrase: no record, and the unit's command runs nothing", diag_boot(r))
+
+        # --- a wrong one, then the real one ----------------------------------------------------------
+        r = bootvm.boot(kernel, initrd, img, [WRONG, REAL])
+        comment(f"boot, wrong then real: {r.seconds} s (prompts at {r.prompt_seconds})")
+        ok(r.prompts == 2 and r.unlocked and r.finished,
+           "wrong passphrase: refused (a second prompt), then the real one unlocks", diag_boot(r))
+        ok(r.shown.get(RECORD_DIR, "") is None and "marks:\nrecord-dir: gone" in (r.cmd_output or ""),
+           "wrong passphrase: no record, nothing ran", diag_boot(r))
+
+        # --- the duress passphrase: unlocks, the action runs once after boot ---------------------
+        r = bootvm.boot(kernel, initrd, img, [DURESS])
+        comment(f"boot, duress: {r.seconds} s (prompt at {r.prompt_seconds})")
+        ok(r.unlocked and r.finished and r.prompts == 1,
+           "duress passphrase: unlocks like the real one, at the first prompt", diag_boot(r))
+        rec_dir, rec = r.shown.get(RECORD_DIR) or "", r.shown.get(RECORD) or ""
+        ok(re.search(r"^drwx------ .* 0 +0 ", rec_dir, re.M) and
+           re.search(r"^-rw------- .* 0 +0 .*record", rec_dir, re.M),
+           "duress passphrase: the record is root's, 0600 in a 0700 directory under /run", rec_dir)
+        ok(re.search(r"[0-9a-f]{64} after-mark", rec) and "initramfs-wipe" not in rec
+           and DURESS not in rec,
+           "duress passphrase: the record names after-mark with its hash, not the passphrase", repr(rec))
+        out = r.cmd_output or ""
+        ok(out.count("after-mark ran as 0 service=unlock") == 1 and "record-dir: gone" in out,
+           "duress passphrase: the unit's command ran after-mark once, as root, and removed the record",
+           diag_boot(r))
+
+        # --- the nuke passphrase: key slots destroyed before the unlock ------------------------
+        copy = os.path.join(tmp, "copy.img")
+        bootvm.copy_image(img, copy)
+        r = bootvm.boot(kernel, initrd, copy, [NUKE, REAL], snapshot=False)
+        comment(f"boot, nuke then real: {r.seconds} s (prompts at {r.prompt_seconds})")
+        ok(not r.unlocked and r.prompts >= 2,
+           "nuke passphrase (armed initramfs-wipe): refused, and then the real one is refused too",
+           diag_boot(r))
+        ok(not bootvm.test_passphrase(copy, REAL) and not bootvm.test_passphrase(copy, DURESS),
+           "nuke passphrase: afterwards no passphrase opens the disk (no usable key slot)")
+        ok(bootvm.test_passphrase(img, REAL),
+           "the original image, booted with snapshot=on, still opens with the real passphrase")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    comment(f"boot-duress: {time.monotonic() - t0:.1f} s in all")
+    print(f"1..{n}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
