@@ -145,6 +145,8 @@ class BootResult:
     returncode: int  # QEMU's (None if it had to be killed)
     seconds: float  # from QEMU's start to its end
     prompt_seconds: list  # when each prompt appeared, from QEMU's start
+    typed_seconds: list  # when each passphrase was typed, from QEMU's start
+    unlocked_seconds: float  # when the root's ROOT-OK appeared (None: it did not)
     cmd_output: str  # the after-boot command's output (None if not run)
     cmd_status: int  # its exit status (None if not run)
     shown: dict  # show= path -> its listing and content, None when absent
@@ -598,6 +600,8 @@ def boot(kernel, initrd, image, passphrases, name=NAME, snapshot=True, timeout=9
                             stderr=subprocess.STDOUT, start_new_session=True)
     con = _Console(proc)
     prompt_seconds = []
+    typed_seconds = []
+    unlocked_seconds = None
     typed = 0
     timed_out = False
 
@@ -621,9 +625,15 @@ def boot(kernel, initrd, image, passphrases, name=NAME, snapshot=True, timeout=9
             time.sleep(0.3)
             proc.stdin.write((p.encode() if isinstance(p, str) else p) + b"\r")
             proc.stdin.flush()
+            typed_seconds.append(round(time.monotonic() - start, 2))
             typed += 1
         else:
-            # All typed: the root's end, or a prompt with nothing left to type.
+            # All typed: the root's init up (timed, for bench/boot), then its
+            # end, or a prompt with nothing left to type.
+            if con.wait(lambda b: MARK_OK.encode() in b or prompts(b) > typed,
+                        min(hard, time.monotonic() + prompt_timeout + end_timeout)) \
+                    and MARK_OK.encode() in con.buf:
+                unlocked_seconds = round(time.monotonic() - start, 2)
             ok = con.wait(lambda b: seen_end(b) or prompts(b) > typed,
                           min(hard, time.monotonic() + prompt_timeout + end_timeout))
             if not ok and not con.eof:
@@ -661,6 +671,7 @@ def boot(kernel, initrd, image, passphrases, name=NAME, snapshot=True, timeout=9
                       prompts=con.buf.count(prompt), typed=typed, timed_out=timed_out,
                       returncode=rc if rc is not None and rc >= 0 else None,
                       seconds=round(time.monotonic() - start, 1), prompt_seconds=prompt_seconds,
+                      typed_seconds=typed_seconds, unlocked_seconds=unlocked_seconds,
                       cmd_output=cmd_output, cmd_status=int(m.group(1)) if m else None, shown=shown)
 
 
