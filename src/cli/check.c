@@ -21,6 +21,7 @@
 #include "core/safe_open.h"
 #include "core/shebang.h"
 #include "cli/initramfs.h"
+#include "cli/keyslots.h"
 #include "cli/pamstack.h"
 #include "cli/tells.h"
 
@@ -957,6 +958,12 @@ static bool report_crypttab(const char *path, bool boot_actions)
 			continue;
 		printf("crypttab %s: OK: line %u (%s) uses the keyscript\n", shown, no,
 		       duress_escape(f[0], name, sizeof(name)));
+		if (boot_actions && f[1]) {
+			char prefix[sizeof(shown) + 16];
+
+			snprintf(prefix, sizeof(prefix), "crypttab %s", shown);
+			duress_keyslots_report(prefix, f[1]);
+		}
 		return true;
 	}
 	if (!boot_actions) {

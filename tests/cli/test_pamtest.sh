@@ -31,7 +31,10 @@ D=$T/home/alice/.duress
 printf '#!/bin/sh\nid -u >> %s/out/ran\necho "${DURESS_REHEARSE-unset}" >> %s/out/env\necho "mark says DURESS_REHEARSE=${DURESS_REHEARSE-unset}"\n' "$T" "$T" >"$D/mark"
 # fail3 also counts the pipes it holds beyond stdout and stderr: the report pipe is not one.
 # shellcheck disable=SC2016 # the action expands it, not this script
-printf '#!/bin/sh\necho fail3 says hello\nn=0\nfor f in $(ls /proc/$$/fd); do [ "$f" -gt 2 ] && readlink /proc/$$/fd/$f | grep -q pipe && n=$((n + 1)); done\necho "fail3 holds $n other pipes"\nexit 3\n' >"$D/fail3"
+# The listing goes to a file, not through a pipe of the shell's own (a command
+# substitution or a pipeline would be counted, or reuse a listed number); the
+# shell's saved copy of stdout (dash keeps one above 9) is the output pipe.
+printf '#!/bin/sh\necho fail3 says hello\nf=/tmp/fail3-fds.$$\nls -l /proc/$$/fd/ >"$f"\nn=$(awk '"'"'$9 == 2 { out = $11 } $9 > 2 && $11 ~ /^pipe:/ { p[$11] = 1 } END { n = 0; for (k in p) if (k != out) n++; print n }'"'"' "$f")\nrm -f "$f"\necho "fail3 holds $n other pipes"\nexit 3\n' >"$D/fail3"
 printf '#!/bin/sh\ntouch %s/out/edited\n' "$T" >"$D/edited"
 printf '#!/bin/sh\ntouch %s/out/other\n' "$T" >"$D/other"
 # slow: writes after duress test's bound, then leaves a mark (SIGPIPE would stop it first).

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "cli/keyslots.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/escape.h"
+
+#define DUMP_MAX (64 * 1024)  /* bytes of luksDump's text read */
+#define DUMP_TIMEOUT_MS 10000 /* a header is read in well under a second */
+#define CRYPTSETUP_PATHS "/usr/sbin/cryptsetup", "/sbin/cryptsetup"
+
+/* crypttab's source field as a device path; NULL when it names none we know. */
+static const char *device_path(const char *source, char *out, size_t len)
+{
+	static const struct {
+		const char *key, *dir;
+	} tags[] = {
+		{ "UUID=", "/dev/disk/by-uuid/" },
+		{ "PARTUUID=", "/dev/disk/by-partuuid/" },
+		{ "LABEL=", "/dev/disk/by-label/" },
+	};
+
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		size_t k = strlen(tags[i].key);
+
+		if (strncmp(source, tags[i].key, k) == 0 && source[k] && !strchr(source + k, '/'))
+			return snprintf(out, len, "%s%s", tags[i].dir, source + k) < (int)len ? out :
+												   NULL;
+	}
+	return source[0] == '/' && snprintf(out, len, "%s", source) < (int)len ? out : NULL;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The child: luksDump of dev on out, nothing else open, no shell. */
+static _Noreturn void run_dump(int out, const char *dev)
+{
+	static const char *const paths[] = { CRYPTSETUP_PATHS };
+	char arg0[] = "cryptsetup", arg1[] = "luksDump", arg2[PATH_MAX], lc[] = "LC_ALL=C";
+	char *argv[] = { arg0, arg1, arg2, NULL };
+	char *envp[] = { lc, NULL };
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(null, 2) < 0)
+		_exit(127);
+	(void)close_range(3, ~0U, 0);
+	snprintf(arg2, sizeof(arg2), "%s", dev);
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		execve(paths[i], argv, envp);
+	_exit(127);
+}
+
+/* Reads the child's output into buf until EOF or the deadline; the length, or -1. */
+static ssize_t read_until(int fd, char *buf, size_t max, long long deadline)
+{
+	size_t len = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long long left = deadline - now_ms();
+		ssize_t n;
+
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
+			if (errno == EINTR && left > 0)
+				continue;
+			return -1;
+		}
+		n = read(fd, buf + len, max - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || (len += (size_t)n) == max)
+			return n < 0 ? -1 : (ssize_t)len;
+	}
+}
+
+/* luksDump's text of dev in buf (NUL-terminated); 0, or -1 with *why set. */
+static int dump(const char *dev, char *buf, size_t max, const char **why)
+{
+	int pipefd[2], status = 0;
+	ssize_t len;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		*why = "no pipe";
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0)
+		run_dump(pipefd[1], dev);
+	close(pipefd[1]);
+	len = pid < 0 ? -1 : read_until(pipefd[0], buf, max - 1, now_ms() + DUMP_TIMEOUT_MS);
+	close(pipefd[0]);
+	if (pid > 0) {
+		if (len < 0)
+			(void)kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (len < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		*why = len < 0 ? "cryptsetup luksDump did not answer" :
+		       WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
+				 "cryptsetup is not installed" :
+				 "cryptsetup luksDump failed (not LUKS, or not readable: run as root)";
+		return -1;
+	}
+	buf[len] = '\0';
+	return 0;
+}
+
+/* Counts "  N: luks2" slot lines of the Keyslots section, and preferred ones. */
+static void count_slots(char *text, unsigned *slots, unsigned *preferred)
+{
+	char *save = NULL;
+	bool in_slots = false;
+
+	*slots = *preferred = 0;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		unsigned n;
+		char type[16];
+
+		if (l[0] != ' ' && l[0] != '\t')
+			in_slots = strncmp(l, "Keyslots:", 9) == 0;
+		else if (in_slots && sscanf(l, " %u: %15s", &n, type) == 2)
+			(*slots)++;
+		else if (in_slots && strstr(l, "Priority:") && strstr(l, "preferred"))
+			(*preferred)++;
+	}
+}
+
+void duress_keyslots_report(const char *prefix, const char *source)
+{
+	static char text[DUMP_MAX];
+	char dev[PATH_MAX], shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	const char *why = NULL;
+	unsigned slots, preferred;
+
+	if (!device_path(source, dev, sizeof(dev))) {
+		printf("%s: WARN: cannot tell the key slots of %s: not a device path, UUID=, "
+		       "PARTUUID= or LABEL=; fix: check them by hand (docs/boot.md, Timing)\n",
+		       prefix, duress_escape(source, shown, sizeof(shown)));
+		return;
+	}
+	duress_escape(dev, shown, sizeof(shown));
+	if (dump(dev, text, sizeof(text), &why) < 0) {
+		printf("%s: WARN: cannot tell the key slots of %s: %s; fix: run duress check as "
+		       "root, with cryptsetup installed\n",
+		       prefix, shown, why);
+		return;
+	}
+	count_slots(text, &slots, &preferred);
+	if (preferred > 0)
+		printf("%s: OK: %s tries its preferred key slot first\n", prefix, shown);
+	else if (slots == 1)
+		printf("%s: WARN: %s has one key slot, so a duress passphrase opens nothing and "
+		       "only before-unlock actions can run; fix: sudo cryptsetup luksAddKey %s (the "
+		       "duress passphrase), then prefer its slot (docs/boot.md, Timing)\n",
+		       prefix, shown, shown);
+	else if (slots > 1)
+		printf("%s: WARN: %s has %u key slots and none is preferred: cryptsetup tries them in "
+		       "order, so a passphrase in a later slot unlocks a whole key derivation later, "
+		       "which a stopwatch sees; fix: sudo cryptsetup config --priority prefer "
+		       "--key-slot N %s, N the duress passphrase's slot\n",
+		       prefix, shown, slots, shown);
+}
