@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,19 +24,21 @@
 static const char *device_path(const char *source, char *out, size_t len)
 {
 	static const struct {
-		const char *key, *dir;
-	} tags[] = {
+		const char *prefix, *dir;
+	} sources[] = {
 		{ "UUID=", "/dev/disk/by-uuid/" },
 		{ "PARTUUID=", "/dev/disk/by-partuuid/" },
 		{ "LABEL=", "/dev/disk/by-label/" },
 	};
 
-	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
-		size_t k = strlen(tags[i].key);
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		size_t k = strlen(sources[i].prefix);
 
-		if (strncmp(source, tags[i].key, k) == 0 && source[k] && !strchr(source + k, '/'))
-			return snprintf(out, len, "%s%s", tags[i].dir, source + k) < (int)len ? out :
-												   NULL;
+		if (strncmp(source, sources[i].prefix, k) == 0 && source[k] &&
+		    !strchr(source + k, '/'))
+			return snprintf(out, len, "%s%s", sources[i].dir, source + k) < (int)len ?
+				       out :
+				       NULL;
 	}
 	return source[0] == '/' && snprintf(out, len, "%s", source) < (int)len ? out : NULL;
 }
@@ -113,17 +116,30 @@ static int dump(const char *dev, char *buf, size_t max, const char **why)
 			;
 	}
 	if (len < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		*why = len < 0 ? "cryptsetup luksDump did not answer" :
+		*why = len < 0 ?
+			       "cryptsetup luksDump did not answer" :
 		       WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
-				 "cryptsetup is not installed" :
-				 "cryptsetup luksDump failed (not LUKS, or not readable: run as root)";
+			       "cryptsetup is not installed" :
+			       "cryptsetup luksDump failed (not LUKS, or not readable: run as root)";
 		return -1;
 	}
 	buf[len] = '\0';
 	return 0;
 }
 
-/* Counts "  N: luks2" slot lines of the Keyslots section, and preferred ones. */
+/* Whether l is a slot's first line: "  N: TYPE". */
+static bool slot_line(const char *l)
+{
+	char *end;
+
+	l += strspn(l, " ");
+	if (*l < '0' || *l > '9')
+		return false;
+	(void)strtoul(l, &end, 10);
+	return end[0] == ':' && end[1] == ' ' && end[2] != '\0';
+}
+
+/* Counts the slots of the Keyslots section, and the preferred ones. */
 static void count_slots(char *text, unsigned *slots, unsigned *preferred)
 {
 	char *save = NULL;
@@ -131,12 +147,9 @@ static void count_slots(char *text, unsigned *slots, unsigned *preferred)
 
 	*slots = *preferred = 0;
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		unsigned n;
-		char type[16];
-
 		if (l[0] != ' ' && l[0] != '\t')
 			in_slots = strncmp(l, "Keyslots:", 9) == 0;
-		else if (in_slots && sscanf(l, " %u: %15s", &n, type) == 2)
+		else if (in_slots && slot_line(l))
 			(*slots)++;
 		else if (in_slots && strstr(l, "Priority:") && strstr(l, "preferred"))
 			(*preferred)++;
