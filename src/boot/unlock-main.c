@@ -95,8 +95,9 @@ static int list_files(const char *dir)
 
 	duress_escape(dir, shown, sizeof(shown));
 	if (r < 0) {
-		fprintf(stderr, "unlock-helper: %s: cannot list the files the initramfs needs: %s\n",
-			shown, duress_dir_problem(r, buf, sizeof(buf)));
+		fprintf(stderr,
+			"unlock-helper: %s: cannot list the files the initramfs needs: %s\n", shown,
+			duress_dir_problem(r, buf, sizeof(buf)));
 		return 1;
 	}
 	if (f.skipped && f.skipped != -ENOENT)

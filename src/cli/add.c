@@ -78,7 +78,7 @@ struct target {
 	enum duress_scope scope;
 	mode_t dir_mode; /* a directory add makes */
 	bool boot;       /* the disk-unlock prompt's directory */
-	uid_t uid; /* owner of the files written; -1: the caller, unchanged */
+	uid_t uid;       /* owner of the files written; -1: the caller, unchanged */
 	gid_t gid;
 	bool made; /* the directory did not exist: removed again if add fails */
 };
@@ -105,7 +105,8 @@ static void add_usage(FILE *out)
 	      "  --global           install in the global directory (root only)\n"
 	      "  --boot             install as a boot action, for the disk-unlock prompt\n"
 	      "                     (root only; " DURESS_BOOT_DIR ", made root's 0700)\n"
-	      "  --before-unlock    with --boot: as " DURESS_BOOT_BEFORE_PREFIX "EXAMPLE, run in the\n"
+	      "  --before-unlock    with --boot: as " DURESS_BOOT_BEFORE_PREFIX
+	      "EXAMPLE, run in the\n"
 	      "                     initramfs before the disk is unlocked (luks-wipe needs it)\n"
 	      "  --boot-dir DIR     with --boot: this directory instead\n"
 	      "  --crypttab FILE    with --boot: where the keyscript line is looked for\n"
@@ -190,7 +191,8 @@ static int apply_option(struct add_opts *o, int opt, int *status)
 		return 0;
 	case OPT_BOOT_DIR:
 		o->boot_dir = optarg;
-		o->sign.boot_dir = optarg; /* duress sign's reminder and scope, for that directory */
+		o->sign.boot_dir =
+			optarg; /* duress sign's reminder and scope, for that directory */
 		return 0;
 	case OPT_CRYPTTAB:
 		o->crypttab = optarg;
@@ -215,14 +217,14 @@ static int parse_add(struct add_opts *o, int argc, char **argv, int *status)
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", add_options, NULL)) != -1) {
-		bool *flag = opt == OPT_LIST    ? &o->list :
-			     opt == OPT_GLOBAL  ? &o->global :
-			     opt == OPT_NO_EDIT ? &o->no_edit :
-			     opt == OPT_STDIN   ? &o->from_stdin :
-			     opt == OPT_FORCE   ? &o->force :
-			     opt == OPT_BOOT    ? &o->boot :
+		bool *flag = opt == OPT_LIST          ? &o->list :
+			     opt == OPT_GLOBAL        ? &o->global :
+			     opt == OPT_NO_EDIT       ? &o->no_edit :
+			     opt == OPT_STDIN         ? &o->from_stdin :
+			     opt == OPT_FORCE         ? &o->force :
+			     opt == OPT_BOOT          ? &o->boot :
 			     opt == OPT_BEFORE_UNLOCK ? &o->before_unlock :
-						  NULL;
+							NULL;
 
 		if (flag)
 			*flag = true;
@@ -831,7 +833,8 @@ static int choose_target(const struct add_opts *o, const struct duress_opts *mo,
 
 	/* The boot directory is judged as the global one, and is root's 0700 (core/boot.h). */
 	*t = (struct target){ .fd = -1,
-			      .scope = o->global || o->boot ? DURESS_SCOPE_GLOBAL : DURESS_SCOPE_USER,
+			      .scope = o->global || o->boot ? DURESS_SCOPE_GLOBAL :
+							      DURESS_SCOPE_USER,
 			      .dir_mode = o->global ? 0755 : 0700,
 			      .boot = o->boot,
 			      .uid = (uid_t)-1,
@@ -851,8 +854,8 @@ static int choose_target(const struct add_opts *o, const struct duress_opts *mo,
 		t->gid = t->scope == DURESS_SCOPE_GLOBAL ? 0 : getgid();
 	}
 	if (o->boot)
-		r = snprintf(t->dir, sizeof(t->dir), "%s", o->boot_dir ? o->boot_dir : DURESS_BOOT_DIR) >=
-				    (int)sizeof(t->dir) ?
+		r = snprintf(t->dir, sizeof(t->dir), "%s",
+			     o->boot_dir ? o->boot_dir : DURESS_BOOT_DIR) >= (int)sizeof(t->dir) ?
 			    -ENAMETOOLONG :
 			    0;
 	else
@@ -1160,8 +1163,8 @@ int duress_cmd_add(int argc, char **argv)
 		char why[256], esc[DURESS_ESCAPED_SIZE(256)];
 
 		if (before_unlock_only(&ex.script, why, sizeof(why))) {
-			fprintf(stderr, "duress add: %s --boot needs --before-unlock: %s\n", ex.name,
-				duress_escape(why, esc, sizeof(esc)));
+			fprintf(stderr, "duress add: %s --boot needs --before-unlock: %s\n",
+				ex.name, duress_escape(why, esc, sizeof(esc)));
 			example_free(&ex);
 			return 2;
 		}

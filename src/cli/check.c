@@ -1003,7 +1003,8 @@ static int check_boot(const struct check_opts *o, int *bad, int *actions)
 		problems++;
 	}
 	/* Without the line the hook copies nothing: the WARN above says what to do. */
-	if (report_crypttab(o->crypttab ? o->crypttab : CRYPTTAB_DEFAULT, seen.n_actions > 0, true) &&
+	if (report_crypttab(o->crypttab ? o->crypttab : CRYPTTAB_DEFAULT, seen.n_actions > 0,
+			    true) &&
 	    seen.loaded)
 		problems += duress_initramfs_report(dir, o->initramfs);
 	return problems;

@@ -239,7 +239,8 @@ static int hash_path(const char *path, unsigned char out[HASH_LEN], uint64_t *to
 	char dir[PATH_MAX];
 	int fd, r;
 
-	if (!slash || snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir))
+	if (!slash ||
+	    snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir))
 		return -ENOENT;
 	fd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -256,7 +257,8 @@ static int hash_below(int root, const char *path, unsigned char out[HASH_LEN])
 	char dir[PATH_MAX];
 	int fd, r;
 
-	if (!slash || snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir))
+	if (!slash ||
+	    snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir))
 		return -ENOENT;
 	fd = *dir ? open_below(root, dir + 1, true) : dup(root);
 	r = hash_at(fd, slash + 1, out, NULL);
@@ -323,9 +325,10 @@ static int compare_listed(struct compare *c, const char *boot, const struct dure
 		if (known(c, shown))
 			continue;
 		r = hash_below(root, there, theirs);
-		if (add_entry(c, shown, r == -ENOENT				 ? MISSING :
-				       r < 0 || memcmp(mine, theirs, HASH_LEN) != 0 ? CHANGED :
-										      SAME) < 0)
+		if (add_entry(c, shown,
+			      r == -ENOENT                                 ? MISSING :
+			      r < 0 || memcmp(mine, theirs, HASH_LEN) != 0 ? CHANGED :
+									     SAME) < 0)
 			return -1;
 	}
 	return 0;

@@ -46,7 +46,7 @@
 struct duress_boot_files {
 	char **paths; /* n of them, each malloc'ed */
 	size_t n;
-	int skipped; /* 0, or why the whole directory needs nothing (-errno of the load) */
+	int skipped;     /* 0, or why the whole directory needs nothing (-errno of the load) */
 	size_t n_params; /* the directory's salt and cost sets (more than one: skipped) */
 };
 

@@ -16,11 +16,11 @@ static int add_path(struct duress_boot_files *f, size_t max, const char *a, cons
 
 	if (snprintf(path, sizeof(path), "%s%s", a, b) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	for (size_t i = 0; i < f->n; i++)
-		if (strcmp(f->paths[i], path) == 0)
-			return 0;
-	if (f->n >= max)
+	if (!f->paths || f->n >= max)
 		return -E2BIG;
+	for (size_t i = 0; i < f->n; i++)
+		if (f->paths[i] && strcmp(f->paths[i], path) == 0)
+			return 0;
 	f->paths[f->n] = strdup(path);
 	if (!f->paths[f->n])
 		return -ENOMEM;

@@ -40,8 +40,8 @@ int duress_target_init(struct duress_target *t, const struct passwd *pw,
  * each ended; the module passes none.  -1: not wanted.
  */
 struct duress_spawn_io {
-	int output_fd; /* the actions' stdout and stderr instead of /dev/null */
-	int report_fd; /* a pipe's write end for the report records (manifest.h) */
+	int output_fd;     /* the actions' stdout and stderr instead of /dev/null */
+	int report_fd;     /* a pipe's write end for the report records (manifest.h) */
 	bool interp_argv0; /* DURESS_RUN_INTERP_ARGV0: boot actions (manifest.h) */
 };
 
