@@ -141,6 +141,28 @@ def exec_start(unit):
         bail(f"ExecStart= in {unit}", "not found")
     return m.group(1)
 
+# duress check's initramfs comparison, against the initramfs the real
+# mkinitramfs made: the boot directory put back at /etc/duress-boot.d (an
+# overlay, as above), checked, then luks-wipe's config edited, checked again.
+CHECK_INITRAMFS = r"""
+set -e
+mount -t tmpfs -o mode=0700 boot-duress-etc "$W"
+mkdir "$W/u" "$W/w"
+mount -t overlay -o "lowerdir=/etc,upperdir=$W/u,workdir=$W/w" boot-duress-etc /etc
+rm -rf /etc/duress-boot.d
+mkdir -m 700 /etc/duress-boot.d
+cp -a "$BOOT_D/." /etc/duress-boot.d/
+printf 'root UUID=0 none luks,keyscript=%s\n' "$KS" >"$W/crypttab"
+check() {
+	"$DURESS" check --pam-dir "$W" --user-dir "" --global-dir "" --crypttab "$W/crypttab" \
+		--initramfs "$INITRD" 2>&1 | grep -e '^OK: the initramfs' -e '^ERROR: the initramfs' \
+		-e '^WARN: cannot tell' || true
+}
+check
+echo '# edited after update-initramfs' >>/etc/duress-boot.d/initramfs-luks-wipe.conf
+check
+"""
+
 
 def salt_of(sig):
     """The salt field of a signature line ($duress$v=1$m=..$[also=..$]salt$hash$tag)."""
@@ -265,6 +287,29 @@ def main():
         ok(f"{BOOT_DIR}/{WIPE}.conf".lstrip("/") in listing,
            "the hook put luks-wipe's config, its signature's companion, into the initramfs",
            "listing: " + " ".join(sorted(x for x in listing if "duress" in x)))
+
+        p = subprocess.run(["unshare", "-m", "--propagation", "private", "--", "sh", "-c", CHECK_INITRAMFS],
+                           env=dict(os.environ, W=os.path.join(tmp, "etc-ov"), BOOT_D=boot_d, KS=keyscript_at,
+                                    DURESS=duress, INITRD=initrd),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+        lines = p.stdout.decode(errors="replace").splitlines()
+        if len(lines) == 2 and all(x.startswith("WARN: cannot tell") for x in lines):
+            comment("duress check cannot unpack the initramfs here: " + lines[0])
+        else:
+            for line in lines:
+                comment("duress check: " + line)
+            # The helper and runner installed on this machine, if any, are not this build's.
+            progs = {helper_at, runner_at}
+            first = re.match(r"^(OK|ERROR): the initramfs \S+ (?:holds|is older than \S+ \((.*)\);)",
+                             lines[0] if lines else "")
+            ok(first and (first.group(1) == "OK" or
+                          all(x.rsplit(" ", 1)[0] in progs for x in first.group(2).split(", "))),
+               "duress check: the initramfs holds the current boot actions and luks-wipe's config",
+               "\n".join(lines))
+            ok(len(lines) == 2 and lines[1].startswith("ERROR: the initramfs")
+               and f"{WIPE}.conf changed" in lines[1],
+               "duress check: luks-wipe's config edited since: the initramfs is stale, the config changed",
+               "\n".join(lines))
 
         # --- the real passphrase: nothing runs -----------------------------------------------------
         r = bootvm.boot(kernel, initrd, img, [REAL])
