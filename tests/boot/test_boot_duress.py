@@ -21,7 +21,9 @@ Both are made where they live, /etc/duress-boot.d, inside a private mount
 namespace with a tmpfs-backed overlay on /etc (the signature binds the
 config's absolute path), and copied out; the hook must then put the config
 into the initramfs itself (unlock-helper --list-files), and luks-wipe must
-run under the initramfs's busybox sh.
+run under the initramfs's busybox sh.  `duress check` then compares that
+initramfs with the boot directory (OK), and again once luks-wipe's config is
+edited (the config changed).
 
 The booted root (busybox) holds the same directory, the helper and the
 runner, and runs the unit's ExecStart, read from this build's
