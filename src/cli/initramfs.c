@@ -445,7 +445,7 @@ static const char *state_word(enum state st)
 static void print_stale(const char *image, const char *boot, const struct compare *c,
 			const enum state *prog)
 {
-	char shown[DURESS_ESCAPED_SIZE(NAME_MAX)];
+	char shown[SHOWN_SIZE];
 	size_t said = 0, more = 0;
 
 	printf("ERROR: the initramfs %s is older than %s (", image, boot);
