@@ -200,10 +200,11 @@ printf '#!/bin/sh\n' >/etc/duress-boot.d/unsigned
 chmod 700 /etc/duress-boot.d/unsigned
 sign --also /etc/duress-boot.d/alert.conf /etc/duress-boot.d/alert || setup_failed "sign alert --also" "$T/sign.log"
 sign --also /etc/unlock-test/nuke.conf /etc/duress-boot.d/initramfs-nuke || setup_failed "sign nuke --also" "$T/sign.log"
-sign /etc/duress-boot.d/initramfs-odd || setup_failed "sign initramfs-odd" "$T/sign.log"
+# Bound to alert's config too: listed once.
+sign --also /etc/duress-boot.d/alert.conf /etc/duress-boot.d/initramfs-odd || setup_failed "sign initramfs-odd" "$T/sign.log"
 list_files() { "$BUILD/src/unlock-helper" --list-files "$@" >"$T/list" 2>"$T/list.err"; }
 check_diag "--list-files: exit 0" "$T/list.err" list_files /etc/duress-boot.d
-check "... NUL-terminated: each action, its signature, its companions (at their paths), in name order" \
+check "... NUL-terminated: each action, its signature, its companions (at their paths, each once), in name order" \
 	cmp -s "$T/list" <(printf '%s\0' /etc/duress-boot.d/alert /etc/duress-boot.d/alert.sig \
 		/etc/duress-boot.d/alert.conf /etc/duress-boot.d/initramfs-nuke \
 		/etc/duress-boot.d/initramfs-nuke.sig /etc/unlock-test/nuke.conf \
