@@ -190,9 +190,9 @@ static int apply_option(struct add_opts *o, int opt, int *status)
 		o->sign.pam_dir = optarg;
 		return 0;
 	case OPT_BOOT_DIR:
+		/* Also signing's: the boot directory's scope and reminder, for this one. */
 		o->boot_dir = optarg;
-		o->sign.boot_dir =
-			optarg; /* duress sign's reminder and scope, for that directory */
+		o->sign.boot_dir = optarg;
 		return 0;
 	case OPT_CRYPTTAB:
 		o->crypttab = optarg;
