@@ -6,9 +6,12 @@
  *                                     passphrase on stdin (never argv or the
  *                                     environment), from unlock-keyscript
  *   unlock-helper --after-boot [DIR]  once after boot, from unlock-finish.service
+ *   unlock-helper --list-files [DIR]  for the initramfs-tools hook: the files
+ *                                     the initramfs needs (duress_boot_files())
  *
  * DIR defaults to DURESS_BOOT_DIR.  Exit status 0 whatever happened (the
- * unlock goes on as usual), 2 for a usage error.  Nothing on stdout (the
+ * unlock goes on as usual), 2 for a usage error; --list-files: 1 when the
+ * list cannot be made.  Nothing on stdout (the
  * keyscript's stdout is cryptsetup's key); one line per problem, never one
  * for a match: at the prompt to the kernel log (log_to_kmsg()), after boot
  * on stderr (the journal).  Its file name, which the console and `ps` show,
@@ -16,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +31,8 @@
 
 #include "boot/unlock.h"
 #include "core/boot.h"
+#include "core/escape.h"
+#include "core/actions.h"
 
 /* The runner the helper starts; a test build names the build tree's. */
 #ifndef UNLOCK_RUNNER_PATH
@@ -71,8 +77,43 @@ static const char *log_to_kmsg(void)
 
 static int usage(void)
 {
-	fputs("usage: unlock-helper [--after-boot] [DIR]\n", stderr);
+	fputs("usage: unlock-helper [--after-boot | --list-files] [DIR]\n", stderr);
 	return 2;
+}
+
+/*
+ * --list-files: each file the initramfs needs for dir, NUL-terminated on
+ * stdout (a path is any bytes but NUL); a directory the prompt would skip
+ * whole lists nothing, with one line on stderr saying why.  0, or 1 (one
+ * line on stderr) when the list cannot be made: the hook then fails.
+ */
+static int list_files(const char *dir)
+{
+	struct duress_boot_files f;
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], buf[128];
+	int r = duress_boot_files(dir, &f);
+
+	duress_escape(dir, shown, sizeof(shown));
+	if (r < 0) {
+		fprintf(stderr,
+			"unlock-helper: %s: cannot list the files the initramfs needs: %s\n", shown,
+			duress_dir_problem(r, buf, sizeof(buf)));
+		return 1;
+	}
+	if (f.skipped && f.skipped != -ENOENT)
+		fprintf(stderr, "unlock-helper: %s: %s: the prompt skips it, nothing to copy\n",
+			shown,
+			f.skipped == -ETOOMANYREFS ?
+				"signed with more than one salt or cost" :
+				duress_dir_problem(f.skipped, buf, sizeof(buf)));
+	for (size_t i = 0; i < f.n; i++)
+		fwrite(f.paths[i], 1, strlen(f.paths[i]) + 1, stdout);
+	duress_boot_files_free(&f);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "unlock-helper: cannot write the list: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
 }
 
 /*
@@ -113,7 +154,7 @@ int main(int argc, char **argv)
 		.runner = UNLOCK_RUNNER_PATH,
 		.wait_seconds = UNLOCK_WAIT_SECONDS,
 	};
-	bool after_boot = false, too_long = false;
+	bool after_boot = false, list = false, too_long = false;
 	char *pass;
 	size_t len;
 	int i = 1;
@@ -123,6 +164,9 @@ int main(int argc, char **argv)
 	umask(077);
 	if (i < argc && strcmp(argv[i], "--after-boot") == 0) {
 		after_boot = true;
+		i++;
+	} else if (i < argc && strcmp(argv[i], "--list-files") == 0) {
+		list = true;
 		i++;
 	}
 	if (i < argc && argv[i][0] == '-')
@@ -135,6 +179,8 @@ int main(int argc, char **argv)
 		duress_log(&lg, LOG_ERR, "cannot initialise libsodium");
 		return 0;
 	}
+	if (list)
+		return list_files(p.dir);
 	if (after_boot) {
 		(void)unlock_after_boot(&p, &lg);
 		return 0;

@@ -22,6 +22,7 @@
 #include "cli/signing.h"
 #include "core/actions.h"
 #include "core/account.h"
+#include "core/boot.h"
 #include "core/escape.h"
 #include "core/opts.h"
 #include "core/safe_open.h"
@@ -35,12 +36,21 @@
 #define CONFIG_LINE_PREFIX "CONFIG=/etc/duress.d/"
 #define CONF_SUFFIX ".conf"
 #define SUMMARY_PREFIX "# Summary: "
+/*
+ * An example that must run before the disk is unlocked when it is a boot
+ * action says so, and why, on a header line "# Boot: before-unlock: WHY".
+ */
+#define BOOT_BEFORE_PREFIX "# Boot: before-unlock: "
+#define HEADER_LINES 40
 /* The longest KEY of a --set KEY=VALUE, and room for "#KEY=" and its NUL. */
 #define KEY_MAX 253
 #define KEY_SIZE (KEY_MAX + 3)
 
 struct add_opts {
 	bool list, global, no_edit, from_stdin, force;
+	bool boot, before_unlock; /* --boot, --before-unlock */
+	const char *boot_dir;     /* --boot-dir (NULL: DURESS_BOOT_DIR) */
+	const char *crypttab;     /* --crypttab (NULL: /etc/crypttab) */
 	const char *examples_dir;
 	const char *sets[MAX_SETS];
 	char *read_sets[MAX_SETS]; /* --set-file: NULL, or what sets[i] points to, ours */
@@ -63,9 +73,12 @@ struct example {
 /* Where the example goes, judged and open. */
 struct target {
 	char dir[PATH_MAX];
+	char name[NAME_MAX + 1]; /* the action's name there */
 	int fd;
 	enum duress_scope scope;
-	uid_t uid; /* owner of the files written; -1: the caller, unchanged */
+	mode_t dir_mode; /* a directory add makes */
+	bool boot;       /* the disk-unlock prompt's directory */
+	uid_t uid;       /* owner of the files written; -1: the caller, unchanged */
 	gid_t gid;
 	bool made; /* the directory did not exist: removed again if add fails */
 };
@@ -73,14 +86,16 @@ struct target {
 static void add_usage(FILE *out)
 {
 	fputs("Usage: duress add --list [--examples-dir DIR]\n"
-	      "       duress add EXAMPLE [--global] [--set KEY=VALUE]... [--set-file KEY=FILE]...\n"
+	      "       duress add EXAMPLE [--global | --boot [--before-unlock] [--boot-dir DIR]]\n"
+	      "                  [--set KEY=VALUE]... [--set-file KEY=FILE]...\n"
 	      "                  [--no-edit] [--stdin] [--force] [--examples-dir DIR]\n"
-	      "                  [--pam-dir DIR]\n"
+	      "                  [--pam-dir DIR] [--crypttab FILE]\n"
 	      "                  [--memlimit BYTES] [--opslimit N]\n"
 	      "\n"
 	      "Copies the example action EXAMPLE and its EXAMPLE.conf into your per-user\n"
 	      "directory (or, with --global, the global one), as the module line of the\n"
-	      "PAM stack names them; opens the config in $VISUAL or $EDITOR at a terminal\n"
+	      "PAM stack names them, or, with --boot, into the disk-unlock prompt's\n"
+	      "directory (docs/boot.md); opens the config in $VISUAL or $EDITOR at a terminal\n"
 	      "unless --set or --no-edit is given; signs the action bound to its config,\n"
 	      "and prints duress check's line for it.  The password is asked for before\n"
 	      "anything is written; if add cannot finish, what it wrote is removed and\n"
@@ -88,6 +103,14 @@ static void add_usage(FILE *out)
 	      "\n"
 	      "  --list             list the examples, each with its summary\n"
 	      "  --global           install in the global directory (root only)\n"
+	      "  --boot             install as a boot action, for the disk-unlock prompt\n"
+	      "                     (root only; " DURESS_BOOT_DIR ", made root's 0700)\n"
+	      "  --before-unlock    with --boot: as " DURESS_BOOT_BEFORE_PREFIX
+	      "EXAMPLE, run in the\n"
+	      "                     initramfs before the disk is unlocked (luks-wipe needs it)\n"
+	      "  --boot-dir DIR     with --boot: this directory instead\n"
+	      "  --crypttab FILE    with --boot: where the keyscript line is looked for\n"
+	      "                     (default /etc/crypttab)\n"
 	      "  --set KEY=VALUE    set KEY of the config to VALUE (one line); the last\n"
 	      "                     KEY= line is replaced, or the value goes after the\n"
 	      "                     last commented #KEY= line; repeated, one line each,\n"
@@ -119,12 +142,20 @@ enum {
 	OPT_EXAMPLES_DIR,
 	OPT_PAM_DIR,
 	OPT_MEMLIMIT,
-	OPT_OPSLIMIT
+	OPT_OPSLIMIT,
+	OPT_BOOT,
+	OPT_BEFORE_UNLOCK,
+	OPT_BOOT_DIR,
+	OPT_CRYPTTAB
 };
 
 static const struct option add_options[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "global", no_argument, NULL, OPT_GLOBAL },
+	{ "boot", no_argument, NULL, OPT_BOOT },
+	{ "before-unlock", no_argument, NULL, OPT_BEFORE_UNLOCK },
+	{ "boot-dir", required_argument, NULL, OPT_BOOT_DIR },
+	{ "crypttab", required_argument, NULL, OPT_CRYPTTAB },
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "set-file", required_argument, NULL, OPT_SET_FILE },
 	{ "no-edit", no_argument, NULL, OPT_NO_EDIT },
@@ -158,6 +189,14 @@ static int apply_option(struct add_opts *o, int opt, int *status)
 	case OPT_PAM_DIR:
 		o->sign.pam_dir = optarg;
 		return 0;
+	case OPT_BOOT_DIR:
+		/* Also signing's: the boot directory's scope and reminder, for this one. */
+		o->boot_dir = optarg;
+		o->sign.boot_dir = optarg;
+		return 0;
+	case OPT_CRYPTTAB:
+		o->crypttab = optarg;
+		return 0;
 	case OPT_MEMLIMIT:
 	case OPT_OPSLIMIT:
 		return duress_sign_opts_cost(&o->sign, opt == OPT_MEMLIMIT, optarg);
@@ -178,17 +217,35 @@ static int parse_add(struct add_opts *o, int argc, char **argv, int *status)
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", add_options, NULL)) != -1) {
-		bool *flag = opt == OPT_LIST    ? &o->list :
-			     opt == OPT_GLOBAL  ? &o->global :
-			     opt == OPT_NO_EDIT ? &o->no_edit :
-			     opt == OPT_STDIN   ? &o->from_stdin :
-			     opt == OPT_FORCE   ? &o->force :
-						  NULL;
+		bool *flag = opt == OPT_LIST          ? &o->list :
+			     opt == OPT_GLOBAL        ? &o->global :
+			     opt == OPT_NO_EDIT       ? &o->no_edit :
+			     opt == OPT_STDIN         ? &o->from_stdin :
+			     opt == OPT_FORCE         ? &o->force :
+			     opt == OPT_BOOT          ? &o->boot :
+			     opt == OPT_BEFORE_UNLOCK ? &o->before_unlock :
+							NULL;
 
 		if (flag)
 			*flag = true;
 		else if (apply_option(o, opt, status) < 0)
 			return -1;
+	}
+	*status = 2;
+	if (o->boot && o->global) {
+		fputs("duress add: --boot and --global are two different directories: "
+		      "choose one\n",
+		      stderr);
+		return -1;
+	}
+	if (!o->boot && (o->before_unlock || o->boot_dir || o->crypttab)) {
+		fputs("duress add: --before-unlock, --boot-dir and --crypttab go with --boot\n",
+		      stderr);
+		return -1;
+	}
+	if (o->boot_dir && o->boot_dir[0] != '/') {
+		fputs("duress add: --boot-dir needs an absolute path\n", stderr);
+		return -1;
 	}
 	return optind;
 }
@@ -270,6 +327,23 @@ static const char *summary(const struct buffer *script, char *buf, size_t size)
 
 	for (int i = 1; i <= 3 && next_line(script, &pos, &line, &len); i++)
 		if (i >= 2 && len >= plen && memcmp(line, SUMMARY_PREFIX, plen) == 0) {
+			snprintf(buf, size, "%.*s", (int)(len - plen), line + plen);
+			return buf;
+		}
+	return NULL;
+}
+
+/*
+ * Why the example must run before the unlock when it is a boot action
+ * (its "# Boot: before-unlock: WHY" header line, into buf), or NULL.
+ */
+static const char *before_unlock_only(const struct buffer *script, char *buf, size_t size)
+{
+	size_t pos = 0, len = 0, plen = strlen(BOOT_BEFORE_PREFIX);
+	const char *line = NULL;
+
+	for (int i = 1; i <= HEADER_LINES && next_line(script, &pos, &line, &len); i++)
+		if (len >= plen && memcmp(line, BOOT_BEFORE_PREFIX, plen) == 0) {
 			snprintf(buf, size, "%.*s", (int)(len - plen), line + plen);
 			return buf;
 		}
@@ -682,7 +756,7 @@ static int open_target(struct target *t)
 	struct duress_trust trust = { .scope = t->scope, .owner = getuid() };
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	struct duress_file f = { .fd = -1 };
-	bool made = mkdir(t->dir, t->scope == DURESS_SCOPE_GLOBAL ? 0755 : 0700) == 0;
+	bool made = mkdir(t->dir, t->dir_mode) == 0;
 	int r;
 
 	duress_escape(t->dir, shown, sizeof(shown));
@@ -692,8 +766,7 @@ static int open_target(struct target *t)
 	}
 	r = duress_open_file(AT_FDCWD, t->dir, DURESS_FILE_DIR, &trust, true, &f);
 	if (r == 0 && f.fd >= 0 && made &&
-	    (fchown(f.fd, t->uid, t->gid) < 0 ||
-	     fchmod(f.fd, t->scope == DURESS_SCOPE_GLOBAL ? 0755 : 0700) < 0))
+	    (fchown(f.fd, t->uid, t->gid) < 0 || fchmod(f.fd, t->dir_mode) < 0))
 		r = -errno;
 	if (r < 0 || f.fd < 0) {
 		fprintf(stderr, "duress add: %s: %s\n", shown,
@@ -758,19 +831,35 @@ static int choose_target(const struct add_opts *o, const struct duress_opts *mo,
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	int r;
 
+	/* The boot directory is judged as the global one, and is root's 0700 (core/boot.h). */
 	*t = (struct target){ .fd = -1,
-			      .scope = o->global ? DURESS_SCOPE_GLOBAL : DURESS_SCOPE_USER,
+			      .scope = o->global || o->boot ? DURESS_SCOPE_GLOBAL :
+							      DURESS_SCOPE_USER,
+			      .dir_mode = o->global ? 0755 : 0700,
+			      .boot = o->boot,
 			      .uid = (uid_t)-1,
 			      .gid = (gid_t)-1 };
 	if (o->global && geteuid() != 0) {
 		fputs("duress add: --global installs for every account: run it as root\n", stderr);
 		return -1;
 	}
-	if (geteuid() == 0) {
-		t->uid = o->global ? 0 : getuid();
-		t->gid = o->global ? 0 : getgid();
+	if (o->boot && geteuid() != 0) {
+		fputs("duress add: --boot installs for the disk-unlock prompt, which runs as root: "
+		      "run it as root\n",
+		      stderr);
+		return -1;
 	}
-	r = target_path(o, mo, t->dir, sizeof(t->dir));
+	if (geteuid() == 0) {
+		t->uid = t->scope == DURESS_SCOPE_GLOBAL ? 0 : getuid();
+		t->gid = t->scope == DURESS_SCOPE_GLOBAL ? 0 : getgid();
+	}
+	if (o->boot)
+		r = snprintf(t->dir, sizeof(t->dir), "%s",
+			     o->boot_dir ? o->boot_dir : DURESS_BOOT_DIR) >= (int)sizeof(t->dir) ?
+			    -ENAMETOOLONG :
+			    0;
+	else
+		r = target_path(o, mo, t->dir, sizeof(t->dir));
 	if (r < 0) {
 		fprintf(stderr, "duress add: the module line %s: %s\n",
 			o->global ? "reads no global directory (global_dir=)" :
@@ -979,10 +1068,19 @@ static int install(const struct add_opts *o, struct example *ex, const struct du
 
 	if (choose_target(o, mo, &t) < 0)
 		return 1;
-	snprintf(p[0].name, sizeof(p[0].name), "%s", ex->name);
-	snprintf(p[1].name, sizeof(p[1].name), "%s" DURESS_SIG_SUFFIX, ex->name);
-	snprintf(p[2].name, sizeof(p[2].name), "%s" CONF_SUFFIX, ex->name);
-	if (snprintf(action, sizeof(action), "%s/%s", t.dir, ex->name) >= (int)sizeof(action) ||
+	/* Its name there: the example's, after the before-unlock prefix with --before-unlock. */
+	if (snprintf(t.name, sizeof(t.name), "%s%s",
+		     o->before_unlock ? DURESS_BOOT_BEFORE_PREFIX : "",
+		     ex->name) >= (int)sizeof(t.name) - (int)strlen(CONF_SUFFIX)) {
+		fputs("duress add: the example's name is too long\n", stderr);
+		return 1;
+	}
+	if (snprintf(p[0].name, sizeof(p[0].name), "%s", t.name) >= (int)sizeof(p[0].name) ||
+	    snprintf(p[1].name, sizeof(p[1].name), "%s" DURESS_SIG_SUFFIX, t.name) >=
+		    (int)sizeof(p[1].name) ||
+	    snprintf(p[2].name, sizeof(p[2].name), "%s" CONF_SUFFIX, t.name) >=
+		    (int)sizeof(p[2].name) ||
+	    snprintf(action, sizeof(action), "%s/%s", t.dir, t.name) >= (int)sizeof(action) ||
 	    snprintf(conf, sizeof(conf), "%s/%s", t.dir, p[2].name) >= (int)sizeof(conf)) {
 		fputs("duress add: the target path is too long\n", stderr);
 		return 1;
@@ -1000,7 +1098,7 @@ static int install(const struct add_opts *o, struct example *ex, const struct du
 	for (size_t i = 0; i < n; i++)
 		p[i].written = true;
 	if ((ex->has_conf && write_one(&t, p[2].name, &ex->conf, 0600) < 0) ||
-	    write_one(&t, ex->name, &ex->script, 0700) < 0 ||
+	    write_one(&t, t.name, &ex->script, 0700) < 0 ||
 	    sign_installed(o, pw, action, ex->has_conf ? conf : NULL) < 0)
 		goto out;
 	status = 0;
@@ -1016,8 +1114,15 @@ out:
 			printf("%s: created\n", shown);
 		if (ex->has_conf)
 			printf("%s/%s: installed\n", shown, p[2].name);
-		printf("%s/%s: installed\n", shown, ex->name);
-		status = duress_check_action(mo, t.scope, t.dir, ex->name);
+		printf("%s/%s: installed\n", shown, t.name);
+		if (t.boot) {
+			/* check's line with the kind, its crypttab WARN if no line uses the keyscript. */
+			status = duress_check_boot_action(t.dir, t.name, o->crypttab);
+			puts("next: sudo update-initramfs -u (the initramfs holds a copy of the boot "
+			     "actions and their configs)");
+		} else {
+			status = duress_check_action(mo, t.scope, t.dir, t.name);
+		}
 		if (o->global)
 			say_who_global_logs_in(mo);
 	}
@@ -1054,6 +1159,16 @@ int duress_cmd_add(int argc, char **argv)
 		return 2;
 	if (load_example(o.examples_dir, argv[first], &ex) < 0)
 		return 1;
+	if (o.boot && !o.before_unlock) {
+		char why[256], esc[DURESS_ESCAPED_SIZE(256)];
+
+		if (before_unlock_only(&ex.script, why, sizeof(why))) {
+			fprintf(stderr, "duress add: %s --boot needs --before-unlock: %s\n",
+				ex.name, duress_escape(why, esc, sizeof(esc)));
+			example_free(&ex);
+			return 2;
+		}
+	}
 	lines = duress_module_lines_read(o.sign.pam_dir, &mo);
 	if (!lines) {
 		fputs("duress add: out of memory\n", stderr);

@@ -929,7 +929,7 @@ static ssize_t read_small_file(const char *path, char *buf, size_t max)
  * crypttab.  Returns whether a line does (without one, the hook copies
  * nothing into the initramfs).
  */
-static bool report_crypttab(const char *path, bool boot_actions)
+static bool report_crypttab(const char *path, bool boot_actions, bool say_ok)
 {
 	static char buf[CRYPTTAB_MAX + 1];
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], name[DURESS_ESCAPED_SIZE(256)];
@@ -956,6 +956,8 @@ static bool report_crypttab(const char *path, bool boot_actions)
 			f[i] = strtok_r(i ? NULL : l, " \t", &fsave);
 		if (!f[0] || f[0][0] == '#' || !f[3] || !uses_keyscript(f[3]))
 			continue;
+		if (!say_ok)
+			return true;
 		printf("crypttab %s: OK: line %u (%s) uses the keyscript\n", shown, no,
 		       duress_escape(f[0], name, sizeof(name)));
 		if (boot_actions && f[1]) {
@@ -1009,7 +1011,8 @@ static int check_boot(const struct check_opts *o, int *bad, int *actions)
 		problems++;
 	}
 	/* Without the line the hook copies nothing: the WARN above says what to do. */
-	if (report_crypttab(o->crypttab ? o->crypttab : CRYPTTAB_DEFAULT, seen.n_actions > 0) &&
+	if (report_crypttab(o->crypttab ? o->crypttab : CRYPTTAB_DEFAULT, seen.n_actions > 0,
+			    true) &&
 	    seen.loaded)
 		problems += duress_initramfs_report(dir, o->initramfs);
 	return problems;
@@ -1188,6 +1191,19 @@ int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, c
 		bad = 1;
 	}
 	free(p);
+	return bad == 0 && actions == 1 ? 0 : 1;
+}
+
+int duress_check_boot_action(const char *dir, const char *name, const char *crypttab)
+{
+	struct boot_seen seen = { 0 };
+	struct duress_opts mo;
+	int actions = 0, bad;
+
+	/* As check_boot() judges it: the global directory's rules, the default caps. */
+	duress_opts_default(&mo);
+	bad = check_dir(dir, DURESS_SCOPE_GLOBAL, NULL, NULL, &mo, name, &actions, &seen);
+	(void)report_crypttab(crypttab ? crypttab : CRYPTTAB_DEFAULT, true, false);
 	return bad == 0 && actions == 1 ? 0 : 1;
 }
 

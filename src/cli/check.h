@@ -44,6 +44,14 @@ int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, c
 			const char *name);
 
 /*
+ * duress check's line for the one boot action name in dir (its kind said),
+ * as the disk-unlock prompt section judges it, then, when no line of
+ * crypttab (NULL: /etc/crypttab) uses the keyscript, check's WARN line
+ * with the keyscript= fix.  Returns 0 only if it is ARMED, else 1.
+ */
+int duress_check_boot_action(const char *dir, const char *name, const char *crypttab);
+
+/*
  * For duress test: service's stack in pam_dir (NULL: /etc/pam.d), judged,
  * and its pam_duress.so auth line as the module reads it.  One warning line
  * on stdout per unknown or malformed option, as duress check says them:

@@ -37,13 +37,13 @@
 enum state { SAME, CHANGED, MISSING, EXTRA };
 
 struct entry {
-	char name[NAME_MAX + 1];
+	char *name; /* as shown: a name in the boot directory, or a companion's path */
 	enum state state;
 };
 
 struct compare {
 	struct entry *e;
-	size_t n;
+	size_t n, max;
 	uint64_t total;  /* bytes hashed on the boot directory's side */
 	const char *why; /* set when it cannot tell */
 	const char *fix;
@@ -232,75 +232,88 @@ static bool known(const struct compare *c, const char *name)
 	return false;
 }
 
-/*
- * Whether the initramfs-tools hook copies this file of the boot directory:
- * a regular file, not hidden, a signature or executable.
- */
-static bool hook_copies(const char *name, const struct stat *s)
+/* SHA-256 of an absolute path on this system, no link followed at its end; as hash_at(). */
+static int hash_path(const char *path, unsigned char out[HASH_LEN], uint64_t *total)
 {
-	size_t len = strlen(name);
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int fd, r;
 
-	return name[0] != '.' && ((len > 4 && strcmp(name + len - 4, ".sig") == 0) ||
-				  (s->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)));
+	if (!slash ||
+	    snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir))
+		return -ENOENT;
+	fd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
+	r = hash_at(fd, slash + 1, out, total);
+	close(fd);
+	return r;
+}
+
+/* SHA-256 of an absolute path inside the unpacked initramfs, no link followed; as hash_at(). */
+static int hash_below(int root, const char *path, unsigned char out[HASH_LEN])
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int fd, r;
+
+	if (!slash ||
+	    snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir))
+		return -ENOENT;
+	fd = *dir ? open_below(root, dir + 1, true) : dup(root);
+	r = hash_at(fd, slash + 1, out, NULL);
+	if (fd >= 0)
+		close(fd);
+	return r;
 }
 
 /*
- * The regular files of dir_fd (only those the hook copies, with
- * copied_only), as entries in state st (appended); -1 with c->why set when
- * there are too many.  Entries already known are left out.
+ * Where the hook puts a file it copies (duress_boot_files()): the boot
+ * directory's own files under DURESS_BOOT_DIR, their name shown; a
+ * companion elsewhere at its own path, shown whole.
  */
-static int list_files(struct compare *c, int dir_fd, enum state st, bool copied_only)
+static void copy_place(const char *boot, const char *path, char *there, size_t size,
+		       const char **shown)
 {
-	int fd = dup(dir_fd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
+	size_t len = strlen(boot);
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		c->why = "cannot list the boot directory";
-		c->fix = "run duress check as root";
+	if (strncmp(path, boot, len) == 0 && path[len] == '/' && !strchr(path + len + 1, '/')) {
+		*shown = path + len + 1;
+		snprintf(there, size, "%s/%s", DURESS_BOOT_DIR, *shown);
+	} else {
+		*shown = path;
+		snprintf(there, size, "%s", path);
+	}
+}
+
+static int add_entry(struct compare *c, const char *name, enum state st)
+{
+	if (c->n >= c->max) {
+		c->why = "more than 256 files to compare";
+		c->fix = "keep the boot directory to its actions, signatures and configs";
 		return -1;
 	}
-	while ((de = readdir(d))) {
-		struct stat s;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (fstatat(dir_fd, de->d_name, &s, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(s.st_mode) || (copied_only && !hook_copies(de->d_name, &s)) ||
-		    known(c, de->d_name))
-			continue;
-		if (c->n >= 2 * MAX_FILES) {
-			closedir(d);
-			c->why = "more than 256 files to compare";
-			c->fix = "keep the boot directory to its actions and signatures";
-			return -1;
-		}
-		snprintf(c->e[c->n].name, sizeof(c->e[c->n].name), "%s", de->d_name);
-		c->e[c->n++].state = st;
+	c->e[c->n].name = strdup(name);
+	if (!c->e[c->n].name) {
+		c->why = "out of memory";
+		c->fix = "try again";
+		return -1;
 	}
-	closedir(d);
+	c->e[c->n++].state = st;
 	return 0;
 }
 
-/* Fills c: each file of the boot directory against its copy, then the copies left over. */
-static int compare_dirs(struct compare *c, int boot_fd, int copy_fd)
+/* Each file the hook copies (duress_boot_files()) against its copy. */
+static int compare_listed(struct compare *c, const char *boot, const struct duress_boot_files *bf,
+			  int root)
 {
-	size_t boot_n;
-
-	if (list_files(c, boot_fd, SAME, true) < 0)
-		return -1;
-	if (c->n > MAX_FILES) {
-		c->why = "more than 256 files in the boot directory";
-		c->fix = "keep the boot directory to its actions and signatures";
-		return -1;
-	}
-	boot_n = c->n;
-	for (size_t i = 0; i < boot_n; i++) {
+	for (size_t i = 0; i < bf->n; i++) {
 		unsigned char mine[HASH_LEN], theirs[HASH_LEN];
-		int r = hash_at(boot_fd, c->e[i].name, mine, &c->total);
+		char there[PATH_MAX];
+		const char *shown;
+		int r = hash_path(bf->paths[i], mine, &c->total);
 
+		copy_place(boot, bf->paths[i], there, sizeof(there), &shown);
 		if (r < 0) {
 			c->why = r == -EFBIG ?
 					 "the boot directory is over 16 MiB a file or 64 MiB" :
@@ -309,32 +322,86 @@ static int compare_dirs(struct compare *c, int boot_fd, int copy_fd)
 					       "run duress check as root";
 			return -1;
 		}
-		r = hash_at(copy_fd, c->e[i].name, theirs, NULL);
-		if (r == -ENOENT)
-			c->e[i].state = MISSING;
-		else if (r < 0 || memcmp(mine, theirs, HASH_LEN) != 0)
-			c->e[i].state = CHANGED;
-	}
-	if (copy_fd >= 0 && list_files(c, copy_fd, EXTRA, false) < 0)
-		return -1;
-	/*
-	 * A copy of a file the hook need not copy (a companion, a data file) is
-	 * not extra while the boot directory has it: it must be the same.
-	 */
-	for (size_t i = boot_n; i < c->n; i++) {
-		unsigned char mine[HASH_LEN], theirs[HASH_LEN];
-		int r = hash_at(boot_fd, c->e[i].name, mine, &c->total);
-
-		if (r == -ENOENT)
+		if (known(c, shown))
 			continue;
-		if (r < 0 || hash_at(copy_fd, c->e[i].name, theirs, NULL) < 0 ||
-		    memcmp(mine, theirs, HASH_LEN) != 0)
-			c->e[i].state = CHANGED;
-		else
-			c->e[i].state = SAME;
+		r = hash_below(root, there, theirs);
+		if (add_entry(c, shown,
+			      r == -ENOENT                                 ? MISSING :
+			      r < 0 || memcmp(mine, theirs, HASH_LEN) != 0 ? CHANGED :
+									     SAME) < 0)
+			return -1;
 	}
-	qsort(c->e, c->n, sizeof(*c->e), by_name);
 	return 0;
+}
+
+/*
+ * The copy's files in DURESS_BOOT_DIR that the list does not name: extra,
+ * unless the boot directory has the same file (a data file some hook
+ * copied: not extra while it is the same; changed when not).
+ */
+static int compare_leftovers(struct compare *c, int boot_fd, int copy_fd)
+{
+	int fd = dup(copy_fd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		c->why = "cannot list the initramfs's boot directory";
+		c->fix = "run duress check as root";
+		return -1;
+	}
+	while (r == 0 && (de = readdir(d))) {
+		unsigned char mine[HASH_LEN], theirs[HASH_LEN];
+		struct stat s;
+		int h;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    fstatat(copy_fd, de->d_name, &s, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(s.st_mode) || known(c, de->d_name))
+			continue;
+		h = hash_at(boot_fd, de->d_name, mine, &c->total);
+		if (h == -ENOENT)
+			r = add_entry(c, de->d_name, EXTRA);
+		else if (h < 0 || hash_at(copy_fd, de->d_name, theirs, NULL) < 0 ||
+			 memcmp(mine, theirs, HASH_LEN) != 0)
+			r = add_entry(c, de->d_name, CHANGED);
+	}
+	closedir(d);
+	return r;
+}
+
+/* Fills c: each file the hook copies against its copy, then the copies left over. */
+static int compare_dirs(struct compare *c, const char *boot, int boot_fd, int root)
+{
+	struct duress_boot_files bf;
+	int copy, r = duress_boot_files(boot, &bf);
+
+	if (r < 0) {
+		c->why = "cannot list the files the initramfs needs";
+		c->fix = "run duress check as root";
+		return -1;
+	}
+	c->max = bf.n + MAX_FILES;
+	c->e = calloc(c->max, sizeof(*c->e));
+	if (!c->e) {
+		duress_boot_files_free(&bf);
+		c->why = "out of memory";
+		c->fix = "try again";
+		return -1;
+	}
+	r = compare_listed(c, boot, &bf, root);
+	duress_boot_files_free(&bf);
+	copy = open_below(root, DURESS_BOOT_DIR + 1, true);
+	if (r == 0 && copy >= 0)
+		r = compare_leftovers(c, boot_fd, copy);
+	if (copy >= 0)
+		close(copy);
+	if (r == 0)
+		qsort(c->e, c->n, sizeof(*c->e), by_name);
+	return r;
 }
 
 /* The programs the hook copies with copy_exec(), at the same path in the initramfs. */
@@ -378,7 +445,7 @@ static const char *state_word(enum state st)
 static void print_stale(const char *image, const char *boot, const struct compare *c,
 			const enum state *prog)
 {
-	char shown[DURESS_ESCAPED_SIZE(NAME_MAX)];
+	char shown[SHOWN_SIZE];
 	size_t said = 0, more = 0;
 
 	printf("ERROR: the initramfs %s is older than %s (", image, boot);
@@ -446,6 +513,14 @@ static int open_root(const char *out)
 	return main_fd;
 }
 
+static void free_entries(struct compare *c)
+{
+	for (size_t i = 0; c->e && i < c->n; i++)
+		free(c->e[i].name);
+	free(c->e);
+	c->e = NULL;
+}
+
 static void cannot_tell(const char *image, const char *why, const char *fix)
 {
 	printf("WARN: cannot tell whether the initramfs %s holds the current boot actions: %s; "
@@ -454,11 +529,11 @@ static void cannot_tell(const char *image, const char *why, const char *fix)
 }
 
 /* Unpacks and compares; 0 with *c and prog[] filled, or -1 with c->why and c->fix. */
-static int unpack_and_compare(const char *image, const char *tmp, int boot_fd, struct compare *c,
-			      enum state *prog)
+static int unpack_and_compare(const char *image, const char *tmp, const char *boot, int boot_fd,
+			      struct compare *c, enum state *prog)
 {
 	char out[PATH_MAX + 8], scratch[PATH_MAX + 8];
-	int root, copy, r;
+	int root, r;
 
 	snprintf(out, sizeof(out), "%s/x", tmp);
 	snprintf(scratch, sizeof(scratch), "%s/t", tmp);
@@ -477,12 +552,9 @@ static int unpack_and_compare(const char *image, const char *tmp, int boot_fd, s
 		c->fix = "sudo update-initramfs -u";
 		return -1;
 	}
-	copy = open_below(root, DURESS_BOOT_DIR + 1, true);
-	r = compare_dirs(c, boot_fd, copy);
+	r = compare_dirs(c, boot, boot_fd, root);
 	for (size_t i = 0; i < N_PROGRAMS; i++)
 		prog[i] = compare_program(root, programs[i]);
-	if (copy >= 0)
-		close(copy);
 	close(root);
 	return r;
 }
@@ -527,13 +599,12 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs)
 		close(boot_fd);
 		return 0;
 	}
-	c.e = calloc(2 * MAX_FILES, sizeof(*c.e));
-	r = c.e ? unpack_and_compare(image, tmp, boot_fd, &c, prog) : -1;
+	r = unpack_and_compare(image, tmp, boot_dir, boot_fd, &c, prog);
 	remove_tree(tmp);
 	close(boot_fd);
 	if (r < 0) {
 		cannot_tell(shown, c.why ? c.why : "out of memory", c.fix ? c.fix : "try again");
-		free(c.e);
+		free_entries(&c);
 		return 0;
 	}
 	for (size_t i = 0; i < c.n; i++)
@@ -544,7 +615,7 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs)
 		print_stale(shown, boot, &c, prog);
 	else
 		printf("OK: the initramfs %s holds the current boot actions\n", shown);
-	free(c.e);
+	free_entries(&c);
 	/* Debian 12 sets no UMASK: the initramfs is 0644, its signatures everyone's. */
 	if (stat(image, &st) == 0 && (st.st_mode & S_IROTH))
 		printf("WARN: the initramfs %s is readable by every user, who can copy the boot "

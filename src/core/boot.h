@@ -27,3 +27,29 @@
  */
 #define DURESS_BOOT_RECORD_DIR "/run/unlock-helper"
 #define DURESS_BOOT_RECORD DURESS_BOOT_RECORD_DIR "/record"
+
+#include <stddef.h>
+
+/*
+ * The files the initramfs needs of a boot directory, as absolute paths:
+ * each action the prompt would verify (signed, trusted, unchanged since
+ * signing, its companions there and trusted, exactly as the core judges it
+ * with the default caps), its signature, and each companion its signature
+ * binds (also=), at the path the signature names, each path once.  The
+ * initramfs-tools hook copies exactly these (unlock-helper --list-files),
+ * and `duress check` compares exactly these with the initramfs.  A
+ * directory the prompt would skip whole (missing, untrusted, more than one
+ * salt and cost) needs nothing.  Bounded: at most DURESS_DEFAULT_MAX_ENTRIES
+ * actions, each with its signature and at most DURESS_ALSO_MAX_FILES
+ * companions.
+ */
+struct duress_boot_files {
+	char **paths; /* n of them, each malloc'ed */
+	size_t n;
+	int skipped;     /* 0, or why the whole directory needs nothing (-errno of the load) */
+	size_t n_params; /* the directory's salt and cost sets (more than one: skipped) */
+};
+
+/* 0 (see skipped), or -ENOMEM / -ENOTRECOVERABLE / -errno of an internal error. */
+int duress_boot_files(const char *dir, struct duress_boot_files *ret);
+void duress_boot_files_free(struct duress_boot_files *f);

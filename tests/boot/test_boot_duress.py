@@ -5,13 +5,25 @@
 Root only.  This build's unlock-keyscript, unlock-helper, action runner and
 initramfs-tools hook go into a tmpfs overlay of / where the REAL mkinitramfs
 builds the initramfs (bootvm.py: the machine's /etc, /boot and initramfs are
-untouched), with /etc/duress-boot.d holding two actions signed by this
-build's `duress sign`, one salt and cost for both (one derivation per try):
+untouched), with /etc/duress-boot.d holding two actions, one salt and cost
+for both (one derivation per try):
 
-  after-mark      an after-boot action: appends a line to /run/after-mark;
-                  signed with DURESS, which is also LUKS key slot 1
-  initramfs-wipe  a before-unlock action, armed: `cryptsetup erase` of the
-                  disk (every key slot gone); signed with NUKE, no key slot
+  after-mark           an after-boot action: appends a line to /run/after-mark;
+                       signed by this build's `duress sign` with DURESS, which
+                       is also LUKS key slot 1
+  initramfs-luks-wipe  the SHIPPED examples/luks-wipe, installed by this
+                       build's `duress add luks-wipe --boot --before-unlock
+                       --set DEVICE=/dev/vda --set ACTION=erase --set
+                       ARMED=yes`, its config initramfs-luks-wipe.conf beside
+                       it and bound to it; signed with NUKE, no key slot
+
+Both are made where they live, /etc/duress-boot.d, inside a private mount
+namespace with a tmpfs-backed overlay on /etc (the signature binds the
+config's absolute path), and copied out; the hook must then put the config
+into the initramfs itself (unlock-helper --list-files), and luks-wipe must
+run under the initramfs's busybox sh.  `duress check` then compares that
+initramfs with the boot directory (OK), and again once luks-wipe's config is
+edited (the config changed).
 
 The booted root (busybox) holds the same directory, the helper and the
 runner, and runs the unit's ExecStart, read from this build's
@@ -28,7 +40,7 @@ under QEMU/TCG, the serial console driven:
     the prompt comes back, the real passphrase is then refused too, and
     afterwards no passphrase opens the copy (cryptsetup --test-passphrase).
 
-Usage: test_boot_duress.py CACHE_DIR DURESS UNLOCK_HELPER RUNNER KEYSCRIPT HOOK UNIT
+Usage: test_boot_duress.py CACHE_DIR DURESS UNLOCK_HELPER RUNNER KEYSCRIPT HOOK UNIT EXAMPLES
 (the built files; the paths they are installed at are read from the
 configured hook and unit).  SKIP (1..0 # SKIP reason) when not root or when
 bootvm.missing() says why.
@@ -58,9 +70,24 @@ COST = ["--memlimit", "8M", "--opslimit", "1"]
 AFTER_MARK = b"""#!/bin/sh
 echo "after-mark ran as $(id -u) service=$PAM_SERVICE" >>/run/after-mark
 """
-INITRAMFS_WIPE = b"""#!/bin/sh
-# Armed: every key slot of the root's disk destroyed before the unlock.
-cryptsetup erase --batch-mode /dev/vda
+WIPE = "initramfs-luks-wipe"
+
+# Inside a private mount namespace: /etc overlaid (upper on a tmpfs), a fresh
+# /etc/duress-boot.d there; after-mark signed, luks-wipe added, all copied to $OUT.
+MAKE_BOOT_DIR = r"""
+set -e
+mount -t tmpfs -o mode=0700 boot-duress-etc "$W"
+mkdir "$W/u" "$W/w"
+mount -t overlay -o "lowerdir=/etc,upperdir=$W/u,workdir=$W/w" boot-duress-etc /etc
+rm -rf /etc/duress-boot.d
+mkdir -m 700 /etc/duress-boot.d
+cp "$AFTER" /etc/duress-boot.d/after-mark
+chmod 700 /etc/duress-boot.d/after-mark
+printf '%s\n' "$DURESS_PW" | "$DURESS" sign --stdin $COST /etc/duress-boot.d/after-mark
+printf '%s\n' "$NUKE_PW" | "$DURESS" add luks-wipe --boot --before-unlock --stdin $COST \
+	--examples-dir "$EXAMPLES" --pam-dir "$W" --crypttab /dev/null \
+	--set DEVICE=/dev/vda --set ACTION=erase --set ARMED=yes
+cp -a /etc/duress-boot.d/. "$OUT/"
 """
 
 n = 0
@@ -116,34 +143,84 @@ def exec_start(unit):
         bail(f"ExecStart= in {unit}", "not found")
     return m.group(1)
 
+# duress check's initramfs comparison, against the initramfs the real
+# mkinitramfs made: the boot directory put back at /etc/duress-boot.d (an
+# overlay, as above), checked, then luks-wipe's config edited, checked again.
+CHECK_INITRAMFS = r"""
+set -e
+mount -t tmpfs -o mode=0700 boot-duress-etc "$W"
+mkdir "$W/u" "$W/w"
+mount -t overlay -o "lowerdir=/etc,upperdir=$W/u,workdir=$W/w" boot-duress-etc /etc
+rm -rf /etc/duress-boot.d
+mkdir -m 700 /etc/duress-boot.d
+cp -a "$BOOT_D/." /etc/duress-boot.d/
+printf 'root UUID=0 none luks,keyscript=%s\n' "$KS" >"$W/crypttab"
+check() {
+	"$DURESS" check --pam-dir "$W" --user-dir "" --global-dir "" --crypttab "$W/crypttab" \
+		--initramfs "$INITRD" 2>&1 | grep -e '^OK: the initramfs' -e '^ERROR: the initramfs' \
+		-e '^WARN: cannot tell' || true
+}
+check
+echo '# edited after update-initramfs' >>/etc/duress-boot.d/initramfs-luks-wipe.conf
+check
+"""
 
-def sign_actions(duress, tmp):
-    """The two actions in a directory of root's, signed with one salt and cost."""
+
+def salt_of(sig):
+    """The salt field of a signature line ($duress$v=1$m=..$[also=..$]salt$hash$tag)."""
+    fields = sig.strip().split("$")
+    return fields[5] if fields[4].startswith("also=") else fields[4]
+
+
+def make_boot_dir(duress, examples, tmp):
+    """after-mark signed by duress sign, the shipped luks-wipe by duress add --boot
+    --before-unlock, both made at /etc/duress-boot.d in a private mount namespace."""
     d = os.path.join(tmp, "boot.d")
     os.mkdir(d, 0o700)
-    for name, data, password in (("after-mark", AFTER_MARK, DURESS),
-                                 ("initramfs-wipe", INITRAMFS_WIPE, NUKE)):
-        path = os.path.join(d, name)
-        with open(path, "wb") as f:
-            f.write(data)
-        os.chmod(path, 0o700)
-        p = subprocess.run([duress, "sign", "--stdin", *COST, "--boot-dir", d, path],
-                           input=(password + "\n").encode(), stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, check=False)
-        if p.returncode != 0:
-            bail(f"duress sign {name}", p.stdout.decode(errors="replace"))
-    salts = {open(os.path.join(d, s), encoding="ascii").read().split("$")[4]
-             for s in ("after-mark.sig", "initramfs-wipe.sig")}
+    after = os.path.join(tmp, "after-mark")
+    with open(after, "wb") as f:
+        f.write(AFTER_MARK)
+    w = os.path.join(tmp, "etc-ov")
+    os.mkdir(w, 0o700)
+    env = dict(os.environ, W=w, OUT=d, AFTER=after, DURESS=duress, EXAMPLES=examples,
+               DURESS_PW=DURESS, NUKE_PW=NUKE, COST=" ".join(COST))
+    p = subprocess.run(["unshare", "-m", "--propagation", "private", "--", "sh", "-c", MAKE_BOOT_DIR],
+                       env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+    out = p.stdout.decode(errors="replace")
+    if p.returncode != 0:
+        bail("after-mark signed and luks-wipe added at /etc/duress-boot.d", out)
+    comment("duress add: " + " | ".join(line for line in out.splitlines() if WIPE in line or "next:" in line))
+    ok(f"/etc/duress-boot.d/{WIPE}: before unlock: ARMED" in out.splitlines(),
+       "setup: duress add luks-wipe --boot --before-unlock: ARMED, as initramfs-luks-wipe", out)
+    names = sorted(os.listdir(d))
+    ok(names == ["after-mark", "after-mark.sig", WIPE, WIPE + ".conf", WIPE + ".sig"],
+       "setup: the boot directory holds the two actions, their signatures and luks-wipe's config",
+       names)
+    with open(os.path.join(d, WIPE + ".conf"), encoding="utf-8") as f:
+        conf = f.read()
+    with open(os.path.join(d, WIPE), encoding="utf-8") as f:
+        script = f.read()
+    with open(os.path.join(examples, "luks-wipe"), encoding="utf-8") as f:
+        shipped = f.read()
+    ok(script == shipped.replace("CONFIG=/etc/duress.d/luks-wipe.conf",
+                                 f"CONFIG={BOOT_DIR}/{WIPE}.conf"),
+       "setup: the action is the shipped luks-wipe, its CONFIG= line pointing at its config")
+    ok(all(re.search(rf"^{kv}$", conf, re.M) for kv in ("DEVICE=/dev/vda", "ACTION=erase", "ARMED=yes")),
+       "setup: its config armed: DEVICE=/dev/vda, ACTION=erase, ARMED=yes", conf)
+    salts = {salt_of(open(os.path.join(d, s), encoding="ascii").read())
+             for s in ("after-mark.sig", WIPE + ".sig")}
     ok(len(salts) == 1, "setup: both boot actions signed with one salt (one derivation per try)",
        f"salts={salts}")
     return d
 
 
 def main():
-    if len(sys.argv) != 8:
-        print("usage: test_boot_duress.py CACHE DURESS HELPER RUNNER KEYSCRIPT HOOK UNIT", file=sys.stderr)
+    if len(sys.argv) != 9:
+        print("usage: test_boot_duress.py CACHE DURESS HELPER RUNNER KEYSCRIPT HOOK UNIT EXAMPLES",
+              file=sys.stderr)
         return 2
-    cache, duress, helper, runner, keyscript, hook, unit = (os.path.abspath(a) for a in sys.argv[1:])
+    cache, duress, helper, runner, keyscript, hook, unit, examples = (
+        os.path.abspath(a) for a in sys.argv[1:])
     why = bootvm.missing()
     if why:
         skip_all(why)
@@ -161,7 +238,7 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix="boot-duress.")
     try:
-        boot_d = sign_actions(duress, tmp)
+        boot_d = make_boot_dir(duress, examples, tmp)
         programs = {}
         programs.update(bootvm.with_libraries(helper, dest=helper_at))
         programs.update(bootvm.with_libraries(runner, dest=runner_at))
@@ -205,10 +282,36 @@ def main():
            "the hook ran without an error", warnings)
         listing = set(bootvm.initramfs_list(initrd))
         want = {p.lstrip("/") for p in (helper_at, runner_at, keyscript_at, BOOT_DIR + "/after-mark",
-                                          BOOT_DIR + "/after-mark.sig", BOOT_DIR + "/initramfs-wipe",
-                                          BOOT_DIR + "/initramfs-wipe.sig")}
+                                          BOOT_DIR + "/after-mark.sig", f"{BOOT_DIR}/{WIPE}",
+                                          f"{BOOT_DIR}/{WIPE}.sig")}
         ok(want <= listing, "the initramfs holds the keyscript, the helper, the runner and the "
            "signed boot actions", "missing: " + " ".join(sorted(want - listing)))
+        ok(f"{BOOT_DIR}/{WIPE}.conf".lstrip("/") in listing,
+           "the hook put luks-wipe's config, its signature's companion, into the initramfs",
+           "listing: " + " ".join(sorted(x for x in listing if "duress" in x)))
+
+        p = subprocess.run(["unshare", "-m", "--propagation", "private", "--", "sh", "-c", CHECK_INITRAMFS],
+                           env=dict(os.environ, W=os.path.join(tmp, "etc-ov"), BOOT_D=boot_d, KS=keyscript_at,
+                                    DURESS=duress, INITRD=initrd),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+        lines = p.stdout.decode(errors="replace").splitlines()
+        if len(lines) == 2 and all(x.startswith("WARN: cannot tell") for x in lines):
+            comment("duress check cannot unpack the initramfs here: " + lines[0])
+        else:
+            for line in lines:
+                comment("duress check: " + line)
+            # The helper and runner installed on this machine, if any, are not this build's.
+            progs = {helper_at, runner_at}
+            first = re.match(r"^(OK|ERROR): the initramfs \S+ (?:holds|is older than \S+ \((.*)\);)",
+                             lines[0] if lines else "")
+            ok(first and (first.group(1) == "OK" or
+                          all(x.rsplit(" ", 1)[0] in progs for x in first.group(2).split(", "))),
+               "duress check: the initramfs holds the current boot actions and luks-wipe's config",
+               "\n".join(lines))
+            ok(len(lines) == 2 and lines[1].startswith("ERROR: the initramfs")
+               and f"{WIPE}.conf changed" in lines[1],
+               "duress check: luks-wipe's config edited since: the initramfs is stale, the config changed",
+               "\n".join(lines))
 
         # --- the real passphrase: nothing runs -----------------------------------------------------
         r = bootvm.boot(kernel, initrd, img, [REAL])
@@ -235,7 +338,7 @@ def main():
         ok(re.search(r"^drwx------ .* 0 +0 ", rec_dir, re.M) and
            re.search(r"^-rw------- .* 0 +0 .*record", rec_dir, re.M),
            "duress passphrase: the record is root's, 0600 in a 0700 directory under /run", rec_dir)
-        ok(re.search(r"[0-9a-f]{64} after-mark", rec) and "initramfs-wipe" not in rec
+        ok(re.search(r"[0-9a-f]{64} after-mark", rec) and WIPE not in rec
            and DURESS not in rec,
            "duress passphrase: the record names after-mark with its hash, not the passphrase", repr(rec))
         out = r.cmd_output or ""
@@ -249,7 +352,7 @@ def main():
         r = bootvm.boot(kernel, initrd, copy, [NUKE, REAL], snapshot=False)
         comment(f"boot, nuke then real: {r.seconds} s (prompts at {r.prompt_seconds})")
         ok(not r.unlocked and r.prompts >= 2,
-           "nuke passphrase (armed initramfs-wipe): refused, and then the real one is refused too",
+           "nuke passphrase (the shipped luks-wipe, armed): refused, and then the real one is refused too",
            diag_boot(r))
         ok(not bootvm.test_passphrase(copy, REAL) and not bootvm.test_passphrase(copy, DURESS),
            "nuke passphrase: afterwards no passphrase opens the disk (no usable key slot)")

@@ -191,6 +191,38 @@ cp -p "$B/alert" "$B/alert.sig" "$B/initramfs-nuke" "$B/initramfs-nuke.sig" /etc
 printf 'notes\n' >/etc/duress-boot.d/README
 printf '#!/usr/bin/nonexistent-interp\n' >/etc/duress-boot.d/initramfs-odd
 chmod 700 /etc/duress-boot.d/initramfs-odd
+# Companions: alert's beside it, initramfs-nuke's elsewhere; an unsigned program.
+mkdir -p /etc/unlock-test
+printf 'K=1\n' >/etc/duress-boot.d/alert.conf
+printf 'N=1\n' >/etc/unlock-test/nuke.conf
+chmod 600 /etc/duress-boot.d/alert.conf /etc/unlock-test/nuke.conf
+printf '#!/bin/sh\n' >/etc/duress-boot.d/unsigned
+chmod 700 /etc/duress-boot.d/unsigned
+sign --also /etc/duress-boot.d/alert.conf /etc/duress-boot.d/alert || setup_failed "sign alert --also" "$T/sign.log"
+sign --also /etc/unlock-test/nuke.conf /etc/duress-boot.d/initramfs-nuke || setup_failed "sign nuke --also" "$T/sign.log"
+# Bound to alert's config too: listed once.
+sign --also /etc/duress-boot.d/alert.conf /etc/duress-boot.d/initramfs-odd || setup_failed "sign initramfs-odd" "$T/sign.log"
+list_files() { "$BUILD/src/unlock-helper" --list-files "$@" >"$T/list" 2>"$T/list.err"; }
+check_diag "--list-files: exit 0" "$T/list.err" list_files /etc/duress-boot.d
+check "... NUL-terminated: each action, its signature, its companions (at their paths, each once), in name order" \
+	cmp -s "$T/list" <(printf '%s\0' /etc/duress-boot.d/alert /etc/duress-boot.d/alert.sig \
+		/etc/duress-boot.d/alert.conf /etc/duress-boot.d/initramfs-nuke \
+		/etc/duress-boot.d/initramfs-nuke.sig /etc/unlock-test/nuke.conf \
+		/etc/duress-boot.d/initramfs-odd /etc/duress-boot.d/initramfs-odd.sig)
+check "... not the unsigned program nor the notes" fails grep -qa -e unsigned -e README "$T/list"
+printf 'K=2\n' >/etc/duress-boot.d/alert.conf
+list_files /etc/duress-boot.d
+check "... an action whose companion changed since signing is left out, as the prompt skips it" \
+	fails grep -qa alert "$T/list"
+printf 'K=1\n' >/etc/duress-boot.d/alert.conf
+list_files "$T/no-such-dir"
+check "--list-files: a missing directory lists nothing, exit 0" test "$?" -eq 0 -a ! -s "$T/list"
+chmod 770 /etc/duress-boot.d
+list_files /etc/duress-boot.d
+check "--list-files: an untrusted directory lists nothing, and says why" \
+	grep -q "writable by group or others: the prompt skips it" "$T/list.err"
+chmod 700 /etc/duress-boot.d
+check "--list-files: a relative DIR is a usage error" fails list_files relative
 check "hook: no crypttab line with the keyscript: exit 0" run_hook
 check "... nothing copied" test -z "$(ls -A "$D")"
 printf '# cryptroot UUID=0 none luks,keyscript=%s\ncryptroot UUID=0 none luks,discard,keyscript=%s\n' "$KS" "$KS" >/etc/crypttab
@@ -201,7 +233,13 @@ check "... the helper's libraries (libsodium) copied" sh -c "ls '$D'/usr/lib/*/l
 check "... the actions and signatures, modes kept" sh -c "cd '$D/etc/duress-boot.d' &&
 	[ \"\$(stat -c %a alert initramfs-nuke alert.sig)\" = \"\$(cd /etc/duress-boot.d && stat -c %a alert initramfs-nuke alert.sig)\" ] &&
 	cmp -s alert /etc/duress-boot.d/alert && test -f initramfs-nuke.sig"
-check "... not the other files" test ! -e "$D/etc/duress-boot.d/README"
+check "... not the other files (notes, an unsigned program)" \
+	test ! -e "$D/etc/duress-boot.d/README" -a ! -e "$D/etc/duress-boot.d/unsigned"
+check "... the companions at their own paths, modes kept" sh -c "
+	cmp -s '$D/etc/duress-boot.d/alert.conf' /etc/duress-boot.d/alert.conf &&
+	cmp -s '$D/etc/unlock-test/nuke.conf' /etc/unlock-test/nuke.conf &&
+	[ \"\$(stat -c %a '$D/etc/unlock-test/nuke.conf' '$D/etc/duress-boot.d/alert.conf')\" = \"600
+600\" ]"
 check "... the directory is root's 0700" test "$(stat -c %a:%u "$D/etc/duress-boot.d")" = 700:0
 check_diag "... a warning for a missing interpreter" "$T/hook.log" grep -q 'nonexistent-interp' "$T/hook.log"
 check_diag "... a warning for a world-readable image (umask 022)" "$T/hook.log" grep -q 'umask 0*22' "$T/hook.log"
@@ -212,6 +250,11 @@ check "the conf hook sets UMASK=0077 when there is a boot directory" \
 	sh -c "unset UMASK; . '$SRC/initramfs-tools/conf-hooks.d/pam_duress'; [ \"\$UMASK\" = 0077 ]"
 check "... and keeps the admin's" \
 	sh -c "UMASK=0027; . '$SRC/initramfs-tools/conf-hooks.d/pam_duress'; [ \"\$UMASK\" = 0027 ]"
+# A companion that cannot be copied (a file where its directory goes): update-initramfs fails.
+rm -rf "$D" && mkdir -p "$D/etc" && : >"$D/etc/unlock-test"
+(DESTDIR=$D UMASK=0077 verbose=n "$HOOK") >"$T/hook.log" 2>&1
+check "hook: a companion that cannot be copied fails update-initramfs" test "$?" -ne 0
+check_diag "... saying which" "$T/hook.log" grep -q "E: pam_duress: .*etc/unlock-test" "$T/hook.log"
 sed -i "s|^HELPER=.*|HELPER=$T/no-such-helper|" "$HOOK"
 check "hook: a missing helper fails update-initramfs" fails run_hook
 check_diag "... saying why" "$T/hook.log" grep -q "no-such-helper is missing" "$T/hook.log"

@@ -234,6 +234,75 @@ else
 	skip "--global install: needs root"
 fi
 
+# --- --boot: the disk-unlock prompt's directory -------------------------------------------
+BOOT_OPTS=(--stdin --examples-dir "$REAL_EXAMPLES" --pam-dir "$T/pam" --memlimit 8K --opslimit 1)
+WIPE_SETS=(--set DEVICE=/dev/vda --set ACTION=erase --set ARMED=yes)
+REMINDER="next: sudo update-initramfs -u (the initramfs holds a copy of the boot actions and their configs)"
+err=$(echo "$PW" | "${asnobody[@]}" $WRAP "$DURESS" add luks-wipe --boot --before-unlock --boot-dir "$T/bd" "${BOOT_OPTS[@]}" 2>&1 >/dev/null)
+check "--boot as non-root: exit 1" test $? -eq 1
+check "--boot as non-root: says root is needed" grep -q "^duress add: --boot .*run it as root" <<<"$err"
+err=$(echo "$PW" | duress add demo --before-unlock --stdin --pam-dir "$T/pam" --examples-dir "$EX" 2>&1 >/dev/null)
+check "--before-unlock without --boot: exit 2, saying it goes with --boot" \
+	test $? -eq 2 -a "$err" = "duress add: --before-unlock, --boot-dir and --crypttab go with --boot"
+err=$(echo "$PW" | duress add demo --boot --global --stdin --pam-dir "$T/pam" --examples-dir "$EX" 2>&1 >/dev/null)
+check "--boot with --global: exit 2" test $? -eq 2 -a -n "$(grep -e '--boot and --global' <<<"$err")"
+if [ "$(id -u)" -eq 0 ]; then
+	BD=$T/bd
+	err=$(echo "$PW" | duress add luks-wipe --boot --boot-dir "$BD" "${BOOT_OPTS[@]}" "${WIPE_SETS[@]}" 2>&1 >/dev/null)
+	rc=$?
+	check "luks-wipe --boot without --before-unlock: refused, exit 2, one line saying why" \
+		test "$rc" -eq 2 -a "$err" = "duress add: luks-wipe --boot needs --before-unlock: after boot the disk is already open, its volume key in the kernel, and the wipe comes too late"
+	check "... nothing written, not even the directory" test ! -e "$BD"
+	err=$(echo "$PW" | duress add luks-wipe --boot --before-unlock --boot-dir "$BD" "${BOOT_OPTS[@]}" "${WIPE_SETS[@]}" --memlimit 1G 2>&1 >/dev/null)
+	check "--boot, signing fails (a cost over the caps): exit 1, nothing left" test $? -eq 1 -a ! -e "$BD"
+	printf 'cryptroot UUID=1 none luks\n' >"$T/crypttab.plain"
+	out=$(umask 022; echo "$PW" | duress add luks-wipe --boot --before-unlock --boot-dir "$BD" --crypttab "$T/crypttab.plain" "${BOOT_OPTS[@]}" "${WIPE_SETS[@]}" 2>"$T/berr")
+	rc=$?
+	first=$out
+	check_why "--boot --before-unlock: exit 0" "exit $rc: $out $(cat "$T/berr")" test "$rc" -eq 0
+	check "... the directory made root's 0700 (umask 022)" test "$(stat -c %a:%u:%g "$BD")" = 700:0:0
+	check "... exactly the action under the initramfs- prefix, its config and signature" \
+		test "$(ls -A "$BD" | tr '\n' ' ')" = "initramfs-luks-wipe initramfs-luks-wipe.conf initramfs-luks-wipe.sig "
+	check "... modes: action 0700, config 0600, signature 0600, all root's" \
+		test "$(stat -c %a:%u "$BD/initramfs-luks-wipe" "$BD/initramfs-luks-wipe.conf" "$BD/initramfs-luks-wipe.sig" | tr '\n' ' ')" = "700:0 600:0 600:0 "
+	check "... CONFIG= points at the installed config" grep -qx "CONFIG=$BD/initramfs-luks-wipe.conf" "$BD/initramfs-luks-wipe"
+	check "... the --set values in the config" \
+		test "$(grep -c -x -e DEVICE=/dev/vda -e ACTION=erase -e ARMED=yes "$BD/initramfs-luks-wipe.conf")" -eq 3
+	also=$(cut -d'$' -f5 "$BD/initramfs-luks-wipe.sig")
+	also=${also#also=}
+	while [ $((${#also} % 4)) -ne 0 ]; do also=$also=; done
+	check "... the signature binds the config by its path (also=)" \
+		test "$(base64 -d <<<"$also" | tr '\0' '\n')" = "$BD/initramfs-luks-wipe.conf"
+	check "... prints check's line, with the kind" grep -qx "$BD/initramfs-luks-wipe: before unlock: ARMED" <<<"$out"
+	check "... and the crypttab WARN with the keyscript= fix, no line using it" \
+		grep -q "^crypttab $T/crypttab.plain: WARN: no line uses the keyscript, .*fix: add keyscript=/" <<<"$out"
+	check "... and the update-initramfs reminder, last" test "$(tail -n 1 <<<"$out")" = "$REMINDER"
+	out=$(duress check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$BD" --crypttab "$T/crypttab.plain" --initramfs "$T/none" 2>&1)
+	check "duress check: the installed action ARMED, before unlock" grep -qx "$BD/initramfs-luks-wipe: before unlock: ARMED" <<<"$out"
+	cp -p "$BD/initramfs-luks-wipe.conf" "$T/wipe.conf.saved"
+	echo 'SLOT=2' >>"$BD/initramfs-luks-wipe.conf"
+	out=$(duress check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$BD" --crypttab "$T/crypttab.plain" --initramfs "$T/none" 2>&1)
+	line=$(grep "^$BD/initramfs-luks-wipe: " <<<"$out")
+	check_why "duress check: the config changed, the action is not ARMED (bound to it)" "got: $line" \
+		test -n "$line" -a "$line" != "$BD/initramfs-luks-wipe: before unlock: ARMED"
+	cp -p "$T/wipe.conf.saved" "$BD/initramfs-luks-wipe.conf"
+	KS=$(sed -n 's/.*fix: add keyscript=\([^ ]*\) to the options.*/\1/p' <<<"$first")
+	printf 'cryptroot UUID=1 none luks,keyscript=%s\n' "$KS" >"$T/crypttab.ks"
+	out=$(echo "$PW" | duress add alert --boot --boot-dir "$BD" --crypttab "$T/crypttab.ks" --no-edit "${BOOT_OPTS[@]}" 2>/dev/null)
+	check "--boot without --before-unlock: an after-boot action, under its own name" \
+		test -x "$BD/alert" -a -f "$BD/alert.conf" -a -f "$BD/alert.sig" -a ! -e "$BD/initramfs-alert"
+	check "... its check line says after boot" grep -q "^$BD/alert: after boot: " <<<"$out"
+	check "... crypttab using the keyscript: no crypttab line, the reminder" \
+		test -z "$(grep '^crypttab' <<<"$out")" -a "$(tail -n 1 <<<"$out")" = "$REMINDER"
+	check "... the directory's salt and cost reused (one derivation per try)" \
+		test "$(cut -d'$' -f4,6 "$BD/alert.sig")" = "$(cut -d'$' -f4,6 "$BD/initramfs-luks-wipe.sig")"
+else
+	for t in refusal nothing-written signing-fails install dir files modes config sets also \
+		check-line crypttab reminder check changed after-boot kind no-crypttab salt; do
+		skip "--boot $t: needs root"
+	done
+fi
+
 # --- the editor, through a pseudo-terminal ---------------------------------------------------
 cat >"$T/ed" <<'EOF'
 #!/bin/sh

@@ -46,17 +46,22 @@ initramfs() {
 	fi
 	(cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -n) >>"$2"
 }
-# snapshot TREE: TREE/etc/duress-boot.d, what the initramfs-tools hook
-# copies of the boot directory now: its signatures and executables; and the
+# snapshot TREE: what the initramfs-tools hook copies now: the files this
+# build's unlock-helper --list-files names (the boot directory's under
+# TREE/etc/duress-boot.d, a companion elsewhere at its path); and the
 # helper and runner, when this system has them installed.
+HELPER=$(dirname "$DURESS")/unlock-helper
 snapshot() {
 	local f
 	rm -rf "$1"
 	mkdir -p "$1/etc/duress-boot.d"
-	for f in "$B"/*; do
-		case $f in *.sig) ;; *) [ -x "$f" ] || continue ;; esac
-		cp -p "$f" "$1/etc/duress-boot.d/"
-	done
+	"$HELPER" --list-files "$B" >"$T/list" || return 1
+	while IFS= read -r -d '' f; do
+		case $f in
+		"$B"/*) cp -p "$f" "$1/etc/duress-boot.d/" ;;
+		*) mkdir -p "$1${f%/*}" && cp -p "$f" "$1$f" ;;
+		esac
+	done <"$T/list"
 	for f in "$PD/unlock-helper" "$PD/session-helper"; do
 		[ -f "$f" ] || continue
 		mkdir -p "$1${f%/*}"
@@ -193,11 +198,40 @@ else
 	initramfs "$T/tree" "$T/initrd.fresh"
 	rm "$B/added" "$B/added.sig"
 	# A name is data: escaped in the ERROR line.
-	printf '#!/bin/sh\n' >"$B/"$'x\ny' && chmod 700 "$B/"$'x\ny'
+	printf '#!/bin/sh\n' >"$B/"$'x\ny' && chmod 700 "$B/"$'x\ny' && sign "$B/"$'x\ny'
 	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
 	expect "a file gone from the boot directory is extra; a new one is missing, its name escaped" \
-		"ERROR: the initramfs $T/initrd.fresh is older than $B (added extra, added.sig extra, x\\x0ay missing); fix: sudo update-initramfs -u"
-	rm "$B/"$'x\ny'
+		"ERROR: the initramfs $T/initrd.fresh is older than $B (added extra, added.sig extra, x\\x0ay missing, x\\x0ay.sig missing); fix: sudo update-initramfs -u"
+	rm "$B/"$'x\ny' "$B/"$'x\ny.sig'
+	new_action unsigned
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
+	check_why "an unsigned program is not missing: the hook does not copy what the prompt skips" \
+		"got: $out" test -z "$(grep '^ERROR: the initramfs.*unsigned' <<<"$out")" -a \
+		-n "$(grep '^ERROR: the initramfs' <<<"$out")"
+	rm "$B/unsigned"
+
+	# Companions bound with --also: copied by the hook, compared by check.
+	printf 'K=1\n' >"$B/alert.conf" && chmod 600 "$B/alert.conf"
+	printf 'W=1\n' >"$T/wipe.conf" && chmod 600 "$T/wipe.conf"
+	sign --also "$B/alert.conf" "$B/alert" && sign --also "$T/wipe.conf" "$B/initramfs-wipe"
+	snapshot "$T/tree"
+	check "the hook's list holds the companions: beside the action, and at its own path" \
+		test -f "$T/tree/etc/duress-boot.d/alert.conf" -a -f "$T/tree$T/wipe.conf"
+	initramfs "$T/tree" "$T/initrd.comp"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.comp"
+	expect "companions in the initramfs, the same: OK" "OK: the initramfs $T/initrd.comp holds the current boot actions"
+	printf 'K=2\n' >"$B/alert.conf" && sign --also "$B/alert.conf" "$B/alert"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.comp"
+	expect "a config changed and signed again: the config and the signature changed, with the fix" \
+		"ERROR: the initramfs $T/initrd.comp is older than $B (alert.conf changed, alert.sig changed); fix: sudo update-initramfs -u"
+	rm "$T/tree$T/wipe.conf"
+	printf 'K=1\n' >"$B/alert.conf" && sign --also "$B/alert.conf" "$B/alert"
+	initramfs "$T/tree" "$T/initrd.comp"
+	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.comp"
+	expect "a companion elsewhere, not in the initramfs: missing, by its path" \
+		"ERROR: the initramfs $T/initrd.comp is older than $B ($T/wipe.conf missing); fix: sudo update-initramfs -u"
+	rm "$B/alert.conf" "$T/wipe.conf"
+	sign "$B/alert" && sign "$B/initramfs-wipe"
 
 	# The helper this system has must be in the initramfs too: shown in a
 	# private mount namespace, with a tmpfs where the installed one would be.
