@@ -121,6 +121,21 @@ inside() {
 	check "the runner path compiled into the module ($RUNNER) is the installed runner" \
 		test -n "$RUNNER" -a -x "$RUNNER" -a "$(dpkg -S "$RUNNER" 2>/dev/null | cut -d: -f1)" = libpam-duress
 
+	# Issue 19: the disk-unlock prompt's pieces, the unit enabled (not started).
+	local boot_files="/usr/libexec/pam_duress/unlock-helper /usr/libexec/pam_duress/unlock-keyscript
+/usr/share/initramfs-tools/hooks/pam_duress /usr/share/initramfs-tools/conf-hooks.d/pam_duress
+/lib/systemd/system/unlock-finish.service"
+	local f owned=0
+	for f in $boot_files; do
+		[ -f "$f" ] && [ "$(dpkg -S "$f" 2>/dev/null | cut -d: -f1)" = libpam-duress ] && owned=$((owned + 1))
+	done
+	check "after install, the keyscript, unlock-helper, the initramfs hooks and unlock-finish.service are the package's" \
+		test "$owned" -eq 5
+	check "after install, unlock-finish.service is enabled (multi-user.target wants it)" \
+		test -L /etc/systemd/system/multi-user.target.wants/unlock-finish.service
+	check "after install, no initramfs was built (no crypttab line uses the keyscript)" \
+		test -z "$(find /boot -name 'initrd.img-*' -newer "$ORIG" 2>/dev/null)"
+
 	# --- the user, the action, the service -----------------------------------------------
 	mkdir -p "$T/home" && chmod 755 "$T/home"
 	useradd -m -d "$UHOME" -s /bin/bash "$U" >"$LOG" 2>&1 || setup_failed "useradd $U" "$LOG"
@@ -338,6 +353,9 @@ auth required pam_permit.so" "$LDIR"
 		test ! -e /usr/share/pam-configs/duress -a ! -e /usr/share/pam-configs/duress-before \
 		-a ! -e /usr/share/pam-configs/duress-laptop \
 		-a ! -e "$MODFILE" -a ! -e /usr/bin/duress -a ! -e "$RUNNER"
+	check "after purge, the disk-unlock prompt's files and the unit's link are gone" \
+		test -z "$(for f in $boot_files /etc/systemd/system/multi-user.target.wants/unlock-finish.service; do
+			[ ! -e "$f" ] && [ ! -L "$f" ] || echo "$f"; done)"
 	check "after purge, a user's actions in /var/lib/duress are still there" \
 		test -f "$LDIR/10-evidence" -a -f "$LDIR/10-evidence.sig"
 	rm -rf "$LDIR"
