@@ -26,27 +26,6 @@ static bool before_unlock(const char *name)
 	return strncmp(name, DURESS_BOOT_BEFORE_PREFIX, strlen(DURESS_BOOT_BEFORE_PREFIX)) == 0;
 }
 
-/* One line for the entries the directory skips (the details: debug), as the module logs them. */
-static void log_skips(const struct duress_dir *dir, const struct duress_log *lg)
-{
-	char name[DURESS_ESCAPED_SIZE(NAME_MAX)];
-	const struct duress_action *first = NULL;
-	size_t n = 0;
-
-	for (size_t i = 0; i < dir->n_actions; i++) {
-		const struct duress_action *a = &dir->actions[i];
-
-		if (a->skip == DURESS_SKIP_NONE || a->skip == DURESS_SKIP_NOT_AN_ACTION)
-			continue;
-		first = first ? first : a;
-		n++;
-	}
-	if (n > 0)
-		duress_log(lg, LOG_WARNING, "%s: %zu entr%s skipped, the first %s: %s", dir->path,
-			   n, n == 1 ? "y" : "ies", duress_escape(first->name, name, sizeof(name)),
-			   duress_skip_reason(first->skip));
-}
-
 /*
  * Loads the boot directory as a global one, with the global caps: the owner
  * is root and signs exactly as for global actions (`duress sign`).  A
@@ -379,7 +358,7 @@ int unlock_at_prompt(const struct unlock_paths *p, const char *pass, size_t len,
 			matches = duress_dir_verify(
 				&dir, (const unsigned char(*)[DURESS_KEY_LEN])kdf.keys, pass, len);
 		}
-		log_skips(&dir, lg);
+		duress_dir_log_skips(&dir, lg);
 		if (too_long && matches > 0)
 			matches = 0;
 		if (matches < 0)

@@ -87,6 +87,13 @@ int duress_dir_hash(struct duress_dir *dir);
  */
 int duress_dir_hash_sealed(struct duress_dir *dir);
 
+/*
+ * One log line for the entries dir skips, whatever their number (a user
+ * makes them, and may make many): how many and the first; each, with
+ * debug.  Names and the path are escaped: they could forge log lines.
+ */
+void duress_dir_log_skips(const struct duress_dir *dir, const struct duress_log *lg);
+
 /* Frees what a load left; a zeroed directory, or one freed already, is fine too. */
 void duress_dir_free(struct duress_dir *dir);
 

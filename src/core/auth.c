@@ -9,7 +9,6 @@
 
 #include "account.h"
 #include "actions.h"
-#include "escape.h"
 #include "kdf.h"
 #include "policy.h"
 #include "slots.h"
@@ -29,38 +28,6 @@ struct scope_run {
 	bool needs_root;         /* for a trace: because we are not root */
 	int load;                /* for a trace: duress_dir_load()'s result */
 };
-
-/* The directory's path in a log line: escaped, and cut to a length syslog keeps. */
-#define LOGGED_PATH_MAX 1024
-
-/*
- * One line per directory for the entries it skips, whatever their number:
- * the user makes them, and may make many.  The details are for `debug`.
- * A user names the files: each name is escaped, or it could forge log lines.
- */
-static void log_skips(const struct duress_dir *dir, const struct duress_log *lg)
-{
-	char path[LOGGED_PATH_MAX], name[DURESS_ESCAPED_SIZE(NAME_MAX)];
-	const struct duress_action *first = NULL;
-	size_t n = 0;
-
-	duress_escape(dir->path, path, sizeof(path));
-	for (size_t i = 0; i < dir->n_actions; i++) {
-		const struct duress_action *a = &dir->actions[i];
-
-		if (a->skip == DURESS_SKIP_NONE || a->skip == DURESS_SKIP_NOT_AN_ACTION)
-			continue;
-		first = first ? first : a;
-		n++;
-		duress_debug(lg, "%s/%s: %s, skipping", path,
-			     duress_escape(a->name, name, sizeof(name)),
-			     duress_skip_reason(a->skip));
-	}
-	if (n > 0)
-		duress_log(lg, LOG_WARNING, "%s: %zu entr%s skipped, the first %s: %s", path, n,
-			   n == 1 ? "y" : "ies", duress_escape(first->name, name, sizeof(name)),
-			   duress_skip_reason(first->skip));
-}
 
 /* Loads s->path; a directory not there or not trusted is no error.  0 or -errno. */
 static int load_dir(struct scope_run *s, enum duress_scope scope, uid_t owner,
@@ -169,7 +136,7 @@ static int verify_dir(struct scope_run *s, const unsigned char (*keys)[DURESS_KE
 		r = duress_dir_verify(&s->dir, keys, req->password, req->password_len);
 		/* A trace (duress test) lists each action with its reason itself. */
 		if (!req->trace)
-			log_skips(&s->dir, lg);
+			duress_dir_log_skips(&s->dir, lg);
 	}
 	s->dir.as = NULL; /* as ends here; the directory's files are all read by now */
 	duress_identity_free(&s->as);

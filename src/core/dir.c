@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
+
 static bool has_suffix(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -345,4 +347,36 @@ void duress_dir_free(struct duress_dir *dir)
 	if (dir->fd >= 0)
 		close(dir->fd);
 	*dir = (struct duress_dir){ 0 };
+}
+
+/* The directory's path in a log line: escaped, and cut to a length syslog keeps. */
+#define LOGGED_PATH_MAX 1024
+
+/*
+ * One line per directory for the entries it skips, whatever their number:
+ * the user makes them, and may make many.  The details are for `debug`.
+ * A user names the files: each name is escaped, or it could forge log lines.
+ */
+void duress_dir_log_skips(const struct duress_dir *dir, const struct duress_log *lg)
+{
+	char path[LOGGED_PATH_MAX], name[DURESS_ESCAPED_SIZE(NAME_MAX)];
+	const struct duress_action *first = NULL;
+	size_t n = 0;
+
+	duress_escape(dir->path, path, sizeof(path));
+	for (size_t i = 0; i < dir->n_actions; i++) {
+		const struct duress_action *a = &dir->actions[i];
+
+		if (a->skip == DURESS_SKIP_NONE || a->skip == DURESS_SKIP_NOT_AN_ACTION)
+			continue;
+		first = first ? first : a;
+		n++;
+		duress_debug(lg, "%s/%s: %s, skipping", path,
+			     duress_escape(a->name, name, sizeof(name)),
+			     duress_skip_reason(a->skip));
+	}
+	if (n > 0)
+		duress_log(lg, LOG_WARNING, "%s: %zu entr%s skipped, the first %s: %s", path, n,
+			   n == 1 ? "y" : "ies", duress_escape(first->name, name, sizeof(name)),
+			   duress_skip_reason(first->skip));
 }
