@@ -56,6 +56,8 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bootvm  # noqa: E402
+from tap import bail, comment, diag_boot, ok, skip_all  # noqa: E402
+import tap  # noqa: E402
 
 REAL = "real unlock pass"
 DURESS = "duress unlock pass"
@@ -72,15 +74,20 @@ echo "after-mark ran as $(id -u) service=$PAM_SERVICE" >>/run/after-mark
 """
 WIPE = "initramfs-luks-wipe"
 
-# Inside a private mount namespace: /etc overlaid (upper on a tmpfs), a fresh
-# /etc/duress-boot.d there; after-mark signed, luks-wipe added, all copied to $OUT.
-MAKE_BOOT_DIR = r"""
+# The start of both scripts below, run in a private mount namespace: /etc
+# overlaid (its upper layer on a tmpfs at $W), an empty /etc/duress-boot.d.
+ETC_OVERLAY = r"""
 set -e
 mount -t tmpfs -o mode=0700 boot-duress-etc "$W"
 mkdir "$W/u" "$W/w"
 mount -t overlay -o "lowerdir=/etc,upperdir=$W/u,workdir=$W/w" boot-duress-etc /etc
 rm -rf /etc/duress-boot.d
 mkdir -m 700 /etc/duress-boot.d
+"""
+
+# Inside a private mount namespace: /etc overlaid (upper on a tmpfs), a fresh
+# /etc/duress-boot.d there; after-mark signed, luks-wipe added, all copied to $OUT.
+MAKE_BOOT_DIR = ETC_OVERLAY + r"""
 cp "$AFTER" /etc/duress-boot.d/after-mark
 chmod 700 /etc/duress-boot.d/after-mark
 printf '%s\n' "$DURESS_PW" | "$DURESS" sign --stdin $COST /etc/duress-boot.d/after-mark
@@ -89,42 +96,6 @@ printf '%s\n' "$NUKE_PW" | "$DURESS" add luks-wipe --boot --before-unlock --stdi
 	--set DEVICE=/dev/vda --set ACTION=erase --set ARMED=yes
 cp -a /etc/duress-boot.d/. "$OUT/"
 """
-
-n = 0
-failed = 0
-
-
-def ok(cond, desc, diag=None):
-    global n, failed
-    n += 1
-    print(("ok" if cond else "not ok") + f" {n} - {desc}")
-    if not cond:
-        failed += 1
-        for line in str(diag or "").splitlines():
-            print("# " + line)
-    sys.stdout.flush()
-    return cond
-
-
-def comment(text):
-    print("# " + text)
-    sys.stdout.flush()
-
-
-def skip_all(why):
-    print(f"1..0 # SKIP {why}")
-    sys.exit(0)
-
-
-def bail(desc, diag):
-    ok(False, "setup: " + desc, diag)
-    print(f"1..{n}")
-    sys.exit(1)
-
-
-def diag_boot(r):
-    return (f"unlocked={r.unlocked} finished={r.finished} prompts={r.prompts} typed={r.typed} "
-            f"timed_out={r.timed_out} rc={r.returncode} {r.seconds} s\n--- console tail:\n{r.tail(30)}")
 
 
 def configured(path, key):
@@ -146,13 +117,7 @@ def exec_start(unit):
 # duress check's initramfs comparison, against the initramfs the real
 # mkinitramfs made: the boot directory put back at /etc/duress-boot.d (an
 # overlay, as above), checked, then luks-wipe's config edited, checked again.
-CHECK_INITRAMFS = r"""
-set -e
-mount -t tmpfs -o mode=0700 boot-duress-etc "$W"
-mkdir "$W/u" "$W/w"
-mount -t overlay -o "lowerdir=/etc,upperdir=$W/u,workdir=$W/w" boot-duress-etc /etc
-rm -rf /etc/duress-boot.d
-mkdir -m 700 /etc/duress-boot.d
+CHECK_INITRAMFS = ETC_OVERLAY + r"""
 cp -a "$BOOT_D/." /etc/duress-boot.d/
 printf 'root UUID=0 none luks,keyscript=%s\n' "$KS" >"$W/crypttab"
 check() {
@@ -361,8 +326,7 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     comment(f"boot-duress: {time.monotonic() - t0:.1f} s in all")
-    print(f"1..{n}")
-    return 1 if failed else 0
+    return tap.done()
 
 
 if __name__ == "__main__":

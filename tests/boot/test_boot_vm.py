@@ -39,45 +39,12 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bootvm  # noqa: E402
+from tap import bail, comment, diag_boot, ok, skip_all  # noqa: E402
+import tap  # noqa: E402
 
 REAL = "correct horse 19"
 SECOND = "second slot pass"
 WRONG = "not the passphrase"
-
-n = 0
-failed = 0
-
-
-def ok(cond, desc, diag=None):
-    global n, failed
-    n += 1
-    if cond:
-        print(f"ok {n} - {desc}")
-    else:
-        failed += 1
-        print(f"not ok {n} - {desc}")
-        if diag:
-            for line in str(diag).splitlines():
-                print("# " + line)
-    sys.stdout.flush()
-    return cond
-
-
-def comment(text):
-    print("# " + text)
-    sys.stdout.flush()
-
-
-def skip_all(why):
-    print(f"1..0 # SKIP {why}")
-    print(f"SKIP: {why}", file=sys.stderr)
-    sys.exit(0)
-
-
-def bail(desc, diag):
-    ok(False, "setup: " + desc, diag)
-    print(f"1..{n}")
-    sys.exit(1)
 
 
 def sha256(path):
@@ -102,11 +69,6 @@ def snapshot(paths):
                 h = sha256(x) if os.path.isfile(x) and not os.path.islink(x) else ""
                 out.append(f"{x} {st.st_mode:o} {h}")
     return out
-
-
-def diag_boot(r):
-    return (f"unlocked={r.unlocked} finished={r.finished} prompts={r.prompts} typed={r.typed} "
-            f"timed_out={r.timed_out} rc={r.returncode} {r.seconds} s\n--- console tail:\n{r.tail(25)}")
 
 
 # A crypttab keyscript as the integration's will be: run on every try with
@@ -257,8 +219,7 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     comment(f"boot-vm: {time.monotonic() - t0:.1f} s in all")
-    print(f"1..{n}")
-    return 1 if failed else 0
+    return tap.done()
 
 
 if __name__ == "__main__":
