@@ -38,7 +38,10 @@ under QEMU/TCG, the serial console driven:
     runs after-mark once, as root, and removes the record;
   - the nuke passphrase, on a copy of the disk booted without snapshot=on:
     the prompt comes back, the real passphrase is then refused too, and
-    afterwards no passphrase opens the copy (cryptsetup --test-passphrase).
+    afterwards no passphrase opens the copy (cryptsetup --test-passphrase);
+  - under plymouth (installed into the build overlay; SKIP without a package
+    mirror): its prompt refuses a wrong passphrase, then the duress one
+    unlocks and its after-boot action runs.
 
 Usage: test_boot_duress.py CACHE_DIR DURESS UNLOCK_HELPER RUNNER KEYSCRIPT HOOK UNIT EXAMPLES
 (the built files; the paths they are installed at are read from the
@@ -56,7 +59,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bootvm  # noqa: E402
-from tap import bail, comment, diag_boot, ok, skip_all  # noqa: E402
+from tap import bail, comment, diag_boot, ok, skip, skip_all  # noqa: E402
 import tap  # noqa: E402
 
 REAL = "real unlock pass"
@@ -179,6 +182,38 @@ def make_boot_dir(duress, examples, tmp):
     return d
 
 
+# Under plymouth (installed into the build overlay, `splash` on the kernel
+# command line) askpass asks through plymouth: its details plugin draws the
+# prompt on the serial console and redraws it at each key ("ESC[2K\r" and the
+# prompt with a star more), so a new prompt is the text after a newline.
+PLYMOUTH_PROMPT = b"\nPlease unlock disk "
+PLYMOUTH_INSTALL = ("DEBIAN_FRONTEND=noninteractive apt-get install -y -q plymouth >/tmp/apt.log 2>&1"
+                    " || { tail -n 5 /tmp/apt.log; exit 1; }")
+
+
+def under_plymouth(kernel, img, tmp, build, keyscript_at):
+    """A wrong passphrase, then the duress one, at plymouth's prompt."""
+    initrd = os.path.join(tmp, "initrd-plymouth.img")
+    try:
+        t = time.monotonic()
+        bootvm.build_initramfs(kernel, initrd, os.path.join(tmp, "mk-plymouth"),
+                               crypttab_options=[f"keyscript={keyscript_at}"], files=build,
+                               chroot_commands=[PLYMOUTH_INSTALL], timeout=400)
+        comment(f"initramfs with plymouth: {time.monotonic() - t:.1f} s")
+    except (RuntimeError, OSError) as e:
+        # No package mirror (apt-get install in the overlay): nothing to test here.
+        skip("plymouth: a wrong passphrase, then the duress one, at plymouth's prompt",
+             f"plymouth could not be installed in the build overlay: {str(e).splitlines()[-1:]}")
+        return
+    r = bootvm.boot(kernel, initrd, img, [WRONG, DURESS], append="splash", prompt=PLYMOUTH_PROMPT)
+    comment(f"boot, plymouth, wrong then duress: {r.seconds} s (prompts at {r.prompt_seconds})")
+    ok(r.unlocked and r.finished and r.prompts == 2 and r.shown.get("/run/plymouth") is not None,
+       "plymouth: the prompt is plymouth's (it ran), a wrong passphrase is refused, the duress "
+       "one unlocks", diag_boot(r))
+    ok("after-mark ran as 0 service=unlock" in (r.cmd_output or ""),
+       "plymouth: the duress passphrase's after-boot action ran", diag_boot(r))
+
+
 def main():
     if len(sys.argv) != 9:
         print("usage: test_boot_duress.py CACHE DURESS HELPER RUNNER KEYSCRIPT HOOK UNIT EXAMPLES",
@@ -220,7 +255,7 @@ def main():
                 "echo marks:; cat /run/after-mark 2>/dev/null; "
                 f"[ -e {RECORD_DIR} ] && echo record-dir: still there || echo record-dir: gone")
         bootvm.make_rootfs(root, files={**programs, **actions}, after_boot=wait,
-                           show=[RECORD_DIR, RECORD])
+                           show=[RECORD_DIR, RECORD, "/run/plymouth"])
         bootvm.make_luks_image(root, img, [REAL, DURESS])
         ok(bootvm.test_passphrase(img, REAL) and bootvm.test_passphrase(img, DURESS)
            and not bootvm.test_passphrase(img, NUKE),
@@ -323,6 +358,7 @@ def main():
            "nuke passphrase: afterwards no passphrase opens the disk (no usable key slot)")
         ok(bootvm.test_passphrase(img, REAL),
            "the original image, booted with snapshot=on, still opens with the real passphrase")
+        under_plymouth(kernel, img, tmp, build, keyscript_at)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     comment(f"boot-duress: {time.monotonic() - t0:.1f} s in all")
