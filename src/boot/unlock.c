@@ -19,6 +19,7 @@
 #include "core/escape.h"
 #include "core/kdf.h"
 #include "core/runner.h"
+#include "core/write.h"
 
 /* Whether the action runs in the initramfs, before the disk is unlocked. */
 static bool before_unlock(const char *name)
@@ -115,23 +116,6 @@ static int make_record_dir(const char *path)
 static void to_hex(const unsigned char hash[DURESS_HASH_LEN], char hex[UNLOCK_HASH_HEX + 1])
 {
 	sodium_bin2hex(hex, UNLOCK_HASH_HEX + 1, hash, DURESS_HASH_LEN);
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *at = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, at, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		at += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 struct record_entry {
@@ -240,7 +224,7 @@ static int write_record(const struct unlock_paths *p, const struct duress_dir *d
 	if (r == 0 && (fd = mkostemp(tmp, O_CLOEXEC)) < 0) /* 0600 */
 		r = -errno;
 	if (r == 0 && old_len > 0)
-		r = write_all(fd, old, (size_t)old_len);
+		r = duress_write_all(fd, old, (size_t)old_len);
 	for (size_t i = 0; i < dir->n_actions && r == 0; i++) {
 		const struct duress_action *a = &dir->actions[i];
 
@@ -248,9 +232,9 @@ static int write_record(const struct unlock_paths *p, const struct duress_dir *d
 			continue;
 		to_hex(a->content_hash, hex);
 		hex[UNLOCK_HASH_HEX] = ' ';
-		r = write_all(fd, hex, sizeof(hex));
+		r = duress_write_all(fd, hex, sizeof(hex));
 		if (r == 0)
-			r = write_all(fd, a->name, strlen(a->name) + 1);
+			r = duress_write_all(fd, a->name, strlen(a->name) + 1);
 	}
 	if (fd >= 0) {
 		if (r == 0 && fchmod(fd, 0600) < 0)
