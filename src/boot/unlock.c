@@ -36,16 +36,8 @@ static bool before_unlock(const char *name)
 static int load_boot_dir(struct duress_dir *dir, const char *path, const struct duress_caps *caps,
 			 const struct duress_log *lg)
 {
-	int r = duress_dir_load(dir, path, DURESS_SCOPE_GLOBAL, 0, caps, false, NULL);
-	char buf[128];
-
-	if (r == 0 || r == -ENOENT)
-		return 0;
-	if (r == -ENOMEM || r == -ENOTRECOVERABLE)
-		return r;
-	duress_log(lg, LOG_WARNING, "%s: %s, skipping", path,
-		   duress_dir_problem(r, buf, sizeof(buf)));
-	return 0;
+	return duress_dir_load_judged(
+		duress_dir_load(dir, path, DURESS_SCOPE_GLOBAL, 0, caps, false, NULL), path, lg);
 }
 
 /*

@@ -88,6 +88,15 @@ int duress_dir_hash(struct duress_dir *dir);
 int duress_dir_hash_sealed(struct duress_dir *dir);
 
 /*
+ * What duress_dir_load()'s result r for path means to a caller that goes
+ * on without the directory: 0 for a load, a missing directory (a debug
+ * line) or one not to be trusted (a configuration problem: one warning
+ * with duress_dir_problem()'s words); -ENOMEM or -ENOTRECOVERABLE (rights
+ * that could not be taken or given back), on which the caller fails closed.
+ */
+int duress_dir_load_judged(int r, const char *path, const struct duress_log *lg);
+
+/*
  * One log line for the entries dir skips, whatever their number (a user
  * makes them, and may make many): how many and the first; each, with
  * debug.  Names and the path are escaped: they could forge log lines.

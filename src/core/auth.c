@@ -38,22 +38,7 @@ static int load_dir(struct scope_run *s, enum duress_scope scope, uid_t owner,
 	int r = duress_dir_load(&s->dir, s->path, scope, owner, caps, o->legacy_sha256, as);
 
 	s->load = r;
-	if (r == -ENOENT) {
-		duress_debug(lg, "%s does not exist", s->path);
-		return 0;
-	}
-	/* No memory, or rights that could not be taken or given back: fail closed. */
-	if (r == -ENOMEM || r == -ENOTRECOVERABLE)
-		return r;
-	if (r < 0) {
-		char buf[128];
-
-		/* A directory the module must not trust is a configuration
-		   problem, not an error. */
-		duress_log(lg, LOG_WARNING, "%s: %s, skipping", s->path,
-			   duress_dir_problem(r, buf, sizeof(buf)));
-	}
-	return 0;
+	return duress_dir_load_judged(r, s->path, lg);
 }
 
 static bool user_dir_allowed(struct scope_run *s, const struct duress_opts *o,

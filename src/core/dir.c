@@ -380,3 +380,18 @@ void duress_dir_log_skips(const struct duress_dir *dir, const struct duress_log 
 			   n == 1 ? "y" : "ies", duress_escape(first->name, name, sizeof(name)),
 			   duress_skip_reason(first->skip));
 }
+
+int duress_dir_load_judged(int r, const char *path, const struct duress_log *lg)
+{
+	char buf[128];
+
+	if (r == -ENOENT)
+		duress_debug(lg, "%s does not exist", path);
+	if (r == 0 || r == -ENOENT)
+		return 0;
+	if (r == -ENOMEM || r == -ENOTRECOVERABLE)
+		return r;
+	duress_log(lg, LOG_WARNING, "%s: %s, skipping", path,
+		   duress_dir_problem(r, buf, sizeof(buf)));
+	return 0;
+}
