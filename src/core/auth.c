@@ -307,7 +307,7 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	enum duress_outcome out = DURESS_ERROR;
 	struct duress_match match;
 	enum duress_deny deny;
-	int m[N_SCOPES], r;
+	int m[N_SCOPES] = { 0 }, r;
 
 	r = duress_getpw(req->user, 0, &p);
 	/* pam_unix answers at once for a name that is not an account: so do we. */
