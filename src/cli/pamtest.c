@@ -600,7 +600,7 @@ static void follow_actions(struct rehearsal *r, int output, int report)
  * root's terminal, to read what is typed next or to write to it raw.
  */
 static enum duress_outcome rehearse(struct rehearsal *r, const struct duress_opts *mo,
-				    const struct duress_password *pw)
+				    struct duress_password *pw)
 {
 	const struct duress_log lg = { 0 };
 	struct duress_request req = { .user = r->user,
@@ -623,8 +623,17 @@ static enum duress_outcome rehearse(struct rehearsal *r, const struct duress_opt
 	close_fd(&output[1]);
 	if (r->no_memory)
 		out = DURESS_ERROR;
-	if ((out == DURESS_MATCH || out == DURESS_MATCH_DENIED) && r->n_jobs > 0)
-		follow_actions(r, output[0], report[0]);
+	if (out == DURESS_MATCH || out == DURESS_MATCH_DENIED) {
+		/*
+		 * A match needs the password no more (no PAM run follows), and
+		 * following the actions may fork a reader that lives as long
+		 * as they do: it must not hold a copy.
+		 */
+		sodium_memzero(pw->text, sizeof(pw->text));
+		pw->len = 0;
+		if (r->n_jobs > 0)
+			follow_actions(r, output[0], report[0]);
+	}
 out:
 	for (int i = 0; i < 2; i++) {
 		close_fd(&report[i]);
@@ -678,7 +687,7 @@ static int judge_match(const struct test_opts *o, const char *user,
 
 /* The core's check, then the answer a login would get. */
 static int test_password(const struct test_opts *o, const char *user,
-			 const struct duress_service_line *l, const struct duress_password *pw)
+			 const struct duress_service_line *l, struct duress_password *pw)
 {
 	struct rehearsal r = { .o = o, .user = user };
 	enum duress_outcome out = rehearse(&r, &l->opts, pw);

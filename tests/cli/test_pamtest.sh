@@ -129,6 +129,36 @@ rm -f "$T/out/ran"
 run_test 'Slow-pw-5' duress-test '--timeout 1'
 check "timeout: the slow action is still running" grep -qx "  slow (as alice): still running after 1 s (it goes on, detached)" <<<"$out"
 check "timeout: the login would still succeed" test $rc -eq 0
+# no_copy_left PASSWORD: no process of this CLI (the reader left behind to
+# drain the actions' output) holds the password in its memory.
+no_copy_left() {
+	python3 - "$(readlink -f "$DURESS")" "$1" <<'PY'
+import os, re, sys
+exe, secret = sys.argv[1], sys.argv[2].encode()
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        if os.readlink(f"/proc/{pid}/exe") != exe:
+            continue
+        with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", 0) as mem:
+            for line in maps:
+                m = re.match(r"([0-9a-f]+)-([0-9a-f]+) r", line)
+                if not m:
+                    continue
+                try:
+                    mem.seek(int(m.group(1), 16))
+                    if secret in mem.read(int(m.group(2), 16) - int(m.group(1), 16)):
+                        sys.exit(f"process {pid} holds it")
+                except OSError:
+                    pass
+    except OSError:
+        pass
+PY
+}
+if [ "$(id -u)" -eq 0 ]; then
+	check "timeout: the reader left behind holds no copy of the password" no_copy_left 'Slow-pw-5'
+else
+	skip "timeout: the reader left behind holds no copy of the password (needs root to read its memory)"
+fi
 check "timeout: the slow action went on, writing after duress test ended" wait_for 10 test -e "$T/out/slow"
 
 # An elevation service: the actions run, the login is refused, and why is said.
