@@ -79,8 +79,8 @@
 
 struct relayed {
 	char name[sizeof("ask.") + RELAY_SUFFIX_MAX]; /* the same in both directories; "" when free */
-	char target[SUN_PATH_SIZE];                    /* the asker's socket, as the relay reaches it */
-	char own[SUN_PATH_SIZE];                       /* the relay's socket, which the copy names */
+	char target[SUN_PATH_SIZE]; /* the asker's socket, as the relay reaches it */
+	char own[SUN_PATH_SIZE];    /* the relay's socket, which the copy names */
 	int fd;
 };
 
@@ -131,18 +131,18 @@ static void forget(struct relayed *q)
 }
 
 /*
- * The line of the ask file text (len bytes) that starts with key, as
+ * The line of the ask file text (len bytes) that starts with prefix, as
  * [*start, *end) (the newline excluded).  Whether there is exactly one.
  */
-static bool one_line(const char *text, size_t len, const char *key, size_t *start, size_t *end)
+static bool one_line(const char *text, size_t len, const char *prefix, size_t *start, size_t *end)
 {
-	size_t klen = strlen(key), found = 0;
+	size_t plen = strlen(prefix), found = 0;
 
 	for (size_t i = 0; i < len;) {
 		const char *nl = memchr(text + i, '\n', len - i);
 		size_t e = nl ? (size_t)(nl - text) : len;
 
-		if (e - i >= klen && memcmp(text + i, key, klen) == 0) {
+		if (e - i >= plen && memcmp(text + i, prefix, plen) == 0) {
 			*start = i;
 			*end = e;
 			found++;
@@ -153,7 +153,8 @@ static bool one_line(const char *text, size_t len, const char *key, size_t *star
 }
 
 /* Reads relay_dir/name whole: its length, or -errno (-EFBIG: too big). */
-static ssize_t read_question(struct relay *r, const char *name, char *buf, size_t size, mode_t *mode)
+static ssize_t read_question(struct relay *r, const char *name, char *buf, size_t size,
+			     mode_t *mode)
 {
 	struct stat st;
 	size_t len = 0;
@@ -232,16 +233,15 @@ static int own_socket(const char *path)
 static int post_copy(struct relay *r, const char *name, const char *text, size_t len, size_t s,
 		     size_t e, const char *socket, mode_t mode)
 {
-	size_t slen = strlen(socket), n = s + strlen("Socket=") + slen + (len - e);
-	char *copy = malloc(n);
+	/* The text has no NUL (on_question checked): one string. */
+	size_t n = s + strlen("Socket=") + strlen(socket) + (len - e);
+	char *copy = malloc(n + 1);
 	int rc;
 
 	if (!copy)
 		return -ENOMEM;
-	memcpy(copy, text, s);
-	memcpy(copy + s, "Socket=", strlen("Socket="));
-	memcpy(copy + s + strlen("Socket="), socket, slen);
-	memcpy(copy + n - (len - e), text + e, len - e);
+	(void)snprintf(copy, n + 1, "%.*sSocket=%s%.*s", (int)s, text, socket, (int)(len - e),
+		       text + e);
 	rc = duress_write_file_at(r->agent_fd, name, copy, n, mode, (uid_t)-1, (gid_t)-1);
 	free(copy);
 	return rc;
@@ -253,7 +253,7 @@ static int post_copy(struct relay *r, const char *name, const char *text, size_t
  */
 static void on_question(struct relay *r, const char *name, bool pass_through)
 {
-	char text[RELAY_ASK_MAX], target[SUN_PATH_SIZE];
+	char text[RELAY_ASK_MAX] = { 0 }, target[SUN_PATH_SIZE];
 	struct relayed *q = find(r, name);
 	size_t s, e, is, ie;
 	mode_t mode = 0644;
@@ -265,10 +265,13 @@ static void on_question(struct relay *r, const char *name, bool pass_through)
 	len = read_question(r, name, text, sizeof(text), &mode);
 	if (len == -ENOENT)
 		return; /* withdrawn already */
-	if (len < 0 || memchr(text, '\0', (size_t)len) || !one_line(text, (size_t)len, "Socket=", &s, &e) ||
+	if (len < 0 || memchr(text, '\0', (size_t)len) ||
+	    !one_line(text, (size_t)len, "Socket=", &s, &e) ||
 	    target_of(r, text + s + strlen("Socket="), e - s - strlen("Socket="), target) < 0) {
 		duress_log(&r->lg, LOG_ERR, "%s: cannot read the question (%s): it is not relayed",
-			   name, len < 0 ? strerror((int)-len) : "no single Socket= line in the agent directory");
+			   name,
+			   len < 0 ? strerror((int)-len) :
+				     "no single Socket= line in the agent directory");
 		return;
 	}
 	if (q) {
@@ -292,8 +295,8 @@ static void on_question(struct relay *r, const char *name, bool pass_through)
 	rc = post_copy(r, name, text, (size_t)len, s, e, q ? q->own : target, mode);
 	sodium_memzero(text, sizeof(text));
 	if (rc < 0) {
-		duress_log(&r->lg, LOG_ERR, "%s: cannot post the question to %s: %s", name, r->agent_dir,
-			   strerror(-rc));
+		duress_log(&r->lg, LOG_ERR, "%s: cannot post the question to %s: %s", name,
+			   r->agent_dir, strerror(-rc));
 		if (q)
 			forget(q);
 	}
@@ -312,7 +315,7 @@ static void on_withdrawn(struct relay *r, const char *name)
 /* Waits for pid at most seconds, then kills it. */
 static void wait_bounded(pid_t pid, unsigned seconds)
 {
-	const struct timespec tick = { 0, 50 * 1000 * 1000 };
+	const struct timespec tick = { 0, 50L * 1000 * 1000 };
 
 	for (unsigned i = 0; i < seconds * 20; i++) {
 		pid_t w = waitpid(pid, NULL, WNOHANG);
@@ -347,7 +350,8 @@ static void check_password(struct relay *r, const char *pass, size_t len)
 	}
 	close(p[0]);
 	if (pid < 0) {
-		duress_log(&r->lg, LOG_ERR, "cannot start %s: %s", RELAY_HELPER_PATH, strerror(errno));
+		duress_log(&r->lg, LOG_ERR, "cannot start %s: %s", RELAY_HELPER_PATH,
+			   strerror(errno));
 		close(p[1]);
 		return;
 	}
@@ -397,14 +401,17 @@ static void on_answer(struct relay *r, struct relayed *q)
 		char b[CMSG_SPACE(sizeof(struct ucred))];
 	} ctl;
 	struct iovec iov = { r->reply, RELAY_REPLY_MAX };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl,
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = &ctl,
 			    .msg_controllen = sizeof(ctl) };
 	char target[SUN_PATH_SIZE], name[sizeof(q->name)];
 	ssize_t n = recvmsg(q->fd, &m, MSG_DONTWAIT);
 
 	if (n < 0) {
 		if (errno != EAGAIN && errno != EINTR)
-			duress_log(&r->lg, LOG_ERR, "%s: cannot read an answer: %s", q->name, strerror(errno));
+			duress_log(&r->lg, LOG_ERR, "%s: cannot read an answer: %s", q->name,
+				   strerror(errno));
 		return;
 	}
 	if (!from_root(&m) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
@@ -479,9 +486,10 @@ static int open_dirs(struct relay *r)
 	r->inotify_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	if (r->relay_fd < 0 || r->agent_fd < 0 || r->inotify_fd < 0 ||
 	    inotify_add_watch(r->inotify_fd, r->relay_dir,
-			      IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR) < 0) {
-		duress_log(&r->lg, LOG_ERR, "cannot watch %s for %s: %s", r->relay_dir, r->agent_dir,
-			   strerror(errno));
+			      IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM |
+				      IN_ONLYDIR) < 0) {
+		duress_log(&r->lg, LOG_ERR, "cannot watch %s for %s: %s", r->relay_dir,
+			   r->agent_dir, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -521,8 +529,10 @@ static void serve(struct relay *r)
 
 int main(int argc, char **argv)
 {
-	static struct relay r = { .relay_dir = RELAY_DIR_DEFAULT, .agent_dir = AGENT_DIR_DEFAULT,
-				  .boot_dir = DURESS_BOOT_DIR, .lg = { .tag = "unlock-relay" } };
+	static struct relay r = { .relay_dir = RELAY_DIR_DEFAULT,
+				  .agent_dir = AGENT_DIR_DEFAULT,
+				  .boot_dir = DURESS_BOOT_DIR,
+				  .lg = { .tag = "unlock-relay" } };
 	struct sigaction sa = { .sa_handler = on_stop };
 	sigset_t stop;
 
