@@ -52,7 +52,10 @@ for f in "$libdir/security/pam_duress.so" /usr/bin/duress /usr/bin/duress_sign \
 	/usr/share/man/man1/duress_sign.1 /usr/share/man/man8/pam_duress.8 \
 	/usr/share/doc/pam_duress/README.md /usr/share/doc/pam_duress/SECURITY.md \
 	/usr/share/doc/pam_duress/docs/install-fedora.md /usr/share/pam_duress/authselect-duress.sh \
-	/usr/share/pam_duress/examples/alert /usr/share/pam_duress/examples/alert.conf "/usr/share/licenses/pam_duress-$version/COPYING"; do
+	/usr/share/pam_duress/examples/alert /usr/share/pam_duress/examples/alert.conf "/usr/share/licenses/pam_duress-$version/COPYING" \
+	/usr/libexec/pam_duress/unlock-helper /usr/libexec/pam_duress/unlock-relay \
+	/usr/lib/dracut/modules.d/91pam-duress/module-setup.sh /usr/lib/dracut/modules.d/91pam-duress/relay.conf \
+	/usr/lib/dracut/modules.d/91pam-duress/unlock-relay.service /usr/lib/systemd/system/unlock-finish.service; do
 	# Fedora compresses man pages: duress.1.gz.
 	if grep -qx -e "$f" -e "$f.gz" <<<"$files"; then ok "packaged: $f"; else not_ok "not packaged: $f"; fi
 done
@@ -60,6 +63,8 @@ requires=$(rpm -qp --requires "$rpm_file" 2>/dev/null)
 for r in 'libpam.so.0()(64bit)' 'libsodium.so.23()(64bit)'; do
 	check "requires $r" grep -qxF "$r" <<<"$requires"
 done
+check "not packaged: Debian's keyscript and initramfs-tools hooks" \
+	fails grep -q -e unlock-keyscript -e initramfs-tools <<<"$files"
 check "license tag GPL-2.0-or-later" test "$(rpm -qp --qf '%{license}' "$rpm_file" 2>/dev/null)" = GPL-2.0-or-later
 
 # The packaged module is a PAM module.

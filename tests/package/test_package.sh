@@ -124,13 +124,14 @@ inside() {
 	# Issue 19: the disk-unlock prompt's pieces, the unit enabled (not started).
 	local boot_files="/usr/libexec/pam_duress/unlock-helper /usr/libexec/pam_duress/unlock-keyscript
 /usr/share/initramfs-tools/hooks/pam_duress /usr/share/initramfs-tools/conf-hooks.d/pam_duress
-/lib/systemd/system/unlock-finish.service"
+/lib/systemd/system/unlock-finish.service /usr/libexec/pam_duress/unlock-relay
+/usr/lib/dracut/modules.d/91pam-duress/module-setup.sh"
 	local f owned=0
 	for f in $boot_files; do
 		[ -f "$f" ] && [ "$(dpkg -S "$f" 2>/dev/null | cut -d: -f1)" = libpam-duress ] && owned=$((owned + 1))
 	done
-	check "after install, the keyscript, unlock-helper, the initramfs hooks and unlock-finish.service are the package's" \
-		test "$owned" -eq 5
+	check "after install, the keyscript, unlock-helper, the initramfs hooks, unlock-finish.service, unlock-relay and the dracut module are the package's" \
+		test "$owned" -eq 7
 	check "after install, unlock-finish.service is enabled (multi-user.target wants it)" \
 		test -L /etc/systemd/system/multi-user.target.wants/unlock-finish.service
 	check "after install, no initramfs was built (no crypttab line uses the keyscript)" \
