@@ -585,6 +585,25 @@ def initramfs_list(initrd):
     return p.stdout.split()
 
 
+_LS_LINE = re.compile(r"^[-dlcbps][rwxsStT-]{9}\S*\s+\d+\s+\S+\s+\S+\s+(?:\d+,\s*)?\d+\s+"
+                      r"\w{3}\s+\d+\s+[\d:]+\s+(.*)$")
+
+
+def dracut_initramfs_list(initrd):
+    """The paths in a dracut initramfs, by dracut's own lister (lsinitrd:
+    the ls -l lines of its listing, a symlink's target left off), and its
+    header (the dracut version and modules) as a second value."""
+    p = _run(["lsinitrd", initrd], text=True)
+    paths, header = [], []
+    for line in p.stdout.splitlines():
+        m = _LS_LINE.match(line)
+        if m:
+            paths.append(m.group(1).split(" -> ")[0])
+        else:
+            header.append(line)
+    return paths, "\n".join(header)
+
+
 # --- QEMU ------------------------------------------------------------------------------------------------
 
 class _Console:
