@@ -41,6 +41,31 @@ mount namespace, overlayfs, chroot).  What it does, in order:
   missing()             why this cannot run here (None when it can): the
                         caller SKIPs with that reason.
 
+dracut with systemd in the initramfs (Fedora's way; test boot-dracut):
+
+  build_dracut_initramfs(kernel, out, work, files=, chroot_commands=,
+                        dracut_args=)  the REAL dracut (dracut-core 059),
+                        built as build_initramfs builds (same overlay script,
+                        _OVERLAY): dracut --force --no-hostonly
+                        --no-hostonly-cmdline --kver VERSION --add "crypt
+                        systemd" --compress zstd [DRACUT_ARGS].  No crypttab:
+                        boot with append=DRACUT_APPEND (rd.luks.name=
+                        LUKS_UUID=NAME rd.shell=0 rd.emergency=poweroff) and
+                        prompt=DRACUT_PROMPT (systemd-ask-password-console's
+                        "Please enter passphrase for disk NAME: ", then
+                        "(press TAB for no echo) ").  The root needs an
+                        os-release for systemd's switch-root:
+                        make_rootfs(dir, files={**DRACUT_ROOT_FILES, ...}).
+                        A file of files= reaches the image by dracut_args=
+                        ["--include", SRC, DEST] (a hook in
+                        /usr/lib/dracut/hooks/pre-pivot/, say).
+                        systemd-cryptsetup asks 3 times, then its unit fails
+                        and dracut's emergency powers off.  Keys typed before
+                        the prompt are discarded; right after it they are read.
+  dracut_initramfs_list(initrd)  its paths and header (version, modules), by
+                        lsinitrd.
+  missing_dracut()      why dracut's image cannot be built here, or None.
+
 Entry points for the integration (the keyscript, the verifier, the hook):
 
   * Files in the initramfs BUILD overlay (a hook, binaries, /etc/duress-boot.d,
