@@ -15,7 +15,13 @@
 #           in a container: a no-op there; on a desktop it regenerates the
 #           initramfs, as a kernel upgrade does); the test itself never
 #           touches /etc, /boot or the machine's initramfs (it builds in a
-#           private mount namespace over an overlay of /)
+#           private mount namespace over an overlay of /); dracut-core for
+#           the dracut boot test (boot-dracut: an initramfs with systemd and
+#           systemd-cryptsetup in it, as Fedora boots): it is dracut's
+#           builder and lsinitrd without the dracut package, which conflicts
+#           with initramfs-tools, and it does not touch the machine's
+#           initramfs on install; systemd too (dracut-core only recommends
+#           it): its systemd-cryptsetup and password agents go in the image
 #   check   make check: the test suites, sanitizers, valgrind, static
 #           analysis, the root end-to-end tests, the Debian and RPM package
 #           tests, the VM boot test; includes all the others
@@ -50,7 +56,7 @@ cpio initramfs-tools-core
 "
 BOOT="
 qemu-system-x86 initramfs-tools cryptsetup-initramfs cryptsetup-bin
-busybox-static zstd cpio kmod e2fsprogs python3
+busybox-static zstd cpio kmod e2fsprogs python3 dracut-core systemd
 "
 
 usage() {

@@ -41,6 +41,31 @@ mount namespace, overlayfs, chroot).  What it does, in order:
   missing()             why this cannot run here (None when it can): the
                         caller SKIPs with that reason.
 
+dracut with systemd in the initramfs (Fedora's way; test boot-dracut):
+
+  build_dracut_initramfs(kernel, out, work, files=, chroot_commands=,
+                        dracut_args=)  the REAL dracut (dracut-core 059),
+                        built as build_initramfs builds (same overlay script,
+                        _OVERLAY): dracut --force --no-hostonly
+                        --no-hostonly-cmdline --kver VERSION --add "crypt
+                        systemd" --compress zstd [DRACUT_ARGS].  No crypttab:
+                        boot with append=DRACUT_APPEND (rd.luks.name=
+                        LUKS_UUID=NAME rd.shell=0 rd.emergency=poweroff) and
+                        prompt=DRACUT_PROMPT (systemd-ask-password-console's
+                        "Please enter passphrase for disk NAME: ", then
+                        "(press TAB for no echo) ").  The root needs an
+                        os-release for systemd's switch-root:
+                        make_rootfs(dir, files={**DRACUT_ROOT_FILES, ...}).
+                        A file of files= reaches the image by dracut_args=
+                        ["--include", SRC, DEST] (a hook in
+                        /usr/lib/dracut/hooks/pre-pivot/, say).
+                        systemd-cryptsetup asks 3 times, then its unit fails
+                        and dracut's emergency powers off.  Keys typed before
+                        the prompt are discarded; right after it they are read.
+  dracut_initramfs_list(initrd)  its paths and header (version, modules), by
+                        lsinitrd.
+  missing_dracut()      why dracut's image cannot be built here, or None.
+
 Entry points for the integration (the keyscript, the verifier, the hook):
 
   * Files in the initramfs BUILD overlay (a hook, binaries, /etc/duress-boot.d,
@@ -97,6 +122,17 @@ NAME = "cryptroot"
 PROMPT = b"Please unlock disk "
 MARK_OK = "ROOT-OK"
 MARK_END = "ROOT-END"
+# dracut with systemd in the initramfs (Fedora's way), build_dracut_initramfs:
+# its modules crypt and systemd forced in (their names in dracut 059's
+# modules.d), zstd like the mkinitramfs image.
+DRACUT_DEFAULT_ARGS = ("--add", "crypt systemd", "--compress", "zstd")
+# The volume named on the kernel command line (no crypttab in the image):
+# systemd-cryptsetup-generator makes systemd-cryptsetup@NAME.service of it.
+# rd.shell=0 rd.emergency=poweroff: a failure (dracut's emergency service)
+# powers off instead of waiting at a maintenance shell.
+DRACUT_APPEND = f"rd.luks.name={LUKS_UUID}={NAME} rd.shell=0 rd.emergency=poweroff"
+# systemd-ask-password-console's prompt on the serial console.
+DRACUT_PROMPT = f"Please enter passphrase for disk {NAME}: ".encode()
 QEMU = "qemu-system-x86_64"
 BUSYBOX = "/bin/busybox"
 # Reserved at the end of the ext4 image for the LUKS2 header (the data moves).
@@ -132,6 +168,11 @@ class File:
     src: str = None
     data: bytes = None
     mode: int = 0o644
+
+
+# systemd's switch-root refuses a root without an os-release ("does not seem
+# to be an OS tree"): make_rootfs(dir, files={**DRACUT_ROOT_FILES, ...}).
+DRACUT_ROOT_FILES = {"/etc/os-release": File(data=b'ID=bootvm\nNAME="bootvm busybox root"\n')}
 
 
 @dataclasses.dataclass
@@ -436,8 +477,10 @@ def copy_image(src, dst):
 
 # --- the initramfs ------------------------------------------------------------------------------------
 
-# Runs as: unshare -m --propagation private -- sh -c INSIDE sh WORK KVER KROOT STAGE OUT
-INSIDE = r"""
+# The overlay of / in a private mount namespace, the kernel's modules bound
+# in, the staged files and commands applied: what INSIDE (mkinitramfs) and
+# DRACUT_INSIDE (dracut) share.  Arguments: WORK KVER KROOT STAGE OUT.
+_OVERLAY = r"""
 set -eu
 W=$1 KVER=$2 KROOT=$3 STAGE=$4 OUT=$5
 OV=$W/ov
@@ -458,7 +501,20 @@ cp -a "$STAGE/." "$R/"
 if [ -f "$STAGE/.bootvm-commands" ]; then
 	chroot "$R" /bin/sh -e /.bootvm-commands
 fi
+"""
+
+# Runs as: unshare -m --propagation private -- sh -c INSIDE sh WORK KVER KROOT STAGE OUT
+INSIDE = _OVERLAY + r"""
 chroot "$R" mkinitramfs -o /tmp/initrd.img "$KVER"
+cp "$R/tmp/initrd.img" "$OUT"
+"""
+
+# Runs as: unshare -m ... -- sh -c DRACUT_INSIDE sh WORK KVER KROOT STAGE OUT [DRACUT ARGS...]
+# (--no-hostonly: the build host's / is not encrypted, dracut would leave the
+# crypt module out; its --kver and the output name are given here.)
+DRACUT_INSIDE = _OVERLAY + r"""
+shift 5
+chroot "$R" dracut --force --no-hostonly --no-hostonly-cmdline --kver "$KVER" "$@" /tmp/initrd.img
 cp "$R/tmp/initrd.img" "$OUT"
 """
 
@@ -474,10 +530,6 @@ def build_initramfs(kernel, out, work, name=NAME, crypttab_options=(), files=Non
     first, then CHROOT_COMMANDS run there (sh -e), then mkinitramfs.  CONF:
     extra initramfs.conf lines (default: COMPRESS=zstd, RESUME=none,
     MODULES=most).  Returns mkinitramfs's output (warnings)."""
-    if os.path.exists(work):
-        shutil.rmtree(work)
-    stage = os.path.join(work, "stage")
-    os.makedirs(stage)
     opts = ",".join(["luks", "initramfs", *crypttab_options])
     base = {
         "/etc/crypttab": File(data=f"{name} UUID={LUKS_UUID} none {opts}\n".encode()),
@@ -486,6 +538,19 @@ def build_initramfs(kernel, out, work, name=NAME, crypttab_options=(), files=Non
             data=(conf or "MODULES=most\nCOMPRESS=zstd\nRESUME=none\n").encode()),
         "/etc/initramfs-tools/conf.d/resume": File(data=b"RESUME=none\n"),
     }
+    return _build_in_overlay(INSIDE, "mkinitramfs", kernel, out, work, base, files, chroot_commands,
+                             (), timeout)
+
+
+def _build_in_overlay(script, what, kernel, out, work, base, files, chroot_commands, args, timeout):
+    """SCRIPT (INSIDE, DRACUT_INSIDE) in a private mount namespace over an
+    overlay of /, BASE then FILES then CHROOT_COMMANDS staged in it, ARGS
+    after its own; OUT copied out.  WORK is emptied and removed.  Returns
+    the output; RuntimeError (naming WHAT) when it failed."""
+    if os.path.exists(work):
+        shutil.rmtree(work)
+    stage = os.path.join(work, "stage")
+    os.makedirs(stage)
     install_files(stage, base)
     install_files(stage, files or {})
     if chroot_commands:
@@ -495,9 +560,9 @@ def build_initramfs(kernel, out, work, name=NAME, crypttab_options=(), files=Non
             os.lchown(os.path.join(d, x), 0, 0)
     if os.path.exists(out):
         os.unlink(out)
-    # Its own process group: on timeout, mkinitramfs and its hooks end too.
-    p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "--", "sh", "-c", INSIDE, "sh",
-                          work, kernel.version, kernel.root, stage, out],
+    # Its own process group: on timeout, the builder and its hooks end too.
+    p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "--", "sh", "-c", script, "sh",
+                          work, kernel.version, kernel.root, stage, out, *args],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         output, _ = p.communicate(timeout=timeout)
@@ -507,14 +572,61 @@ def build_initramfs(kernel, out, work, name=NAME, crypttab_options=(), files=Non
         output += f"\n(killed after {timeout} s)"
     shutil.rmtree(work, ignore_errors=True)
     if p.returncode != 0 or not os.path.exists(out):
-        raise RuntimeError(f"mkinitramfs in the overlay failed (exit {p.returncode}):\n{output[-3000:]}")
+        raise RuntimeError(f"{what} in the overlay failed (exit {p.returncode}):\n{output[-3000:]}")
     return output
+
+
+def missing_dracut():
+    """Why a dracut initramfs (systemd in it, systemd-cryptsetup) cannot be
+    built here, or None.  Check missing() too."""
+    for path, why in (("/usr/bin/dracut", "no dracut (dracut-core; tools/deps.sh boot)"),
+                      ("/usr/lib/dracut/modules.d/90crypt", "dracut has no crypt module (dracut-core)"),
+                      ("/usr/lib/dracut/modules.d/00systemd", "dracut has no systemd module (dracut-core)"),
+                      ("/lib/systemd/systemd", "no systemd (/lib/systemd/systemd) to put in the initramfs"),
+                      ("/lib/systemd/systemd-cryptsetup", "no /lib/systemd/systemd-cryptsetup (systemd-cryptsetup, "
+                       "or systemd before 256)"),
+                      ("/usr/bin/lsinitrd", "no lsinitrd (dracut-core)")):
+        if not os.path.exists(path):
+            return why
+    return None
+
+
+def build_dracut_initramfs(kernel, out, work, files=None, chroot_commands=(), dracut_args=(), timeout=300):
+    """OUT: an initramfs for KERNEL by the real dracut with systemd in it
+    (modules crypt and systemd added, --no-hostonly), built as
+    build_initramfs builds (a private mount namespace, chrooted into a
+    tmpfs-backed overlay of /, the kernel's modules bound in; WORK a scratch
+    directory, emptied).  FILES ({absolute path: File}) go into the overlay
+    first, then CHROOT_COMMANDS run there (sh -e), then dracut with
+    DRACUT_DEFAULT_ARGS and DRACUT_ARGS.  No crypttab: the volume is named
+    on the kernel command line (DRACUT_APPEND).  Returns dracut's output."""
+    return _build_in_overlay(DRACUT_INSIDE, "dracut", kernel, out, work, {}, files, chroot_commands,
+                             (*DRACUT_DEFAULT_ARGS, *dracut_args), timeout)
 
 
 def initramfs_list(initrd):
     """The paths in an initramfs (unmkinitramfs is not needed: lsinitramfs)."""
     p = _run(["lsinitramfs", initrd], text=True)
     return p.stdout.split()
+
+
+_LS_LINE = re.compile(r"^[-dlcbps][rwxsStT-]{9}\S*\s+\d+\s+\S+\s+\S+\s+(?:\d+,\s*)?\d+\s+"
+                      r"\w{3}\s+\d+\s+[\d:]+\s+(.*)$")
+
+
+def dracut_initramfs_list(initrd):
+    """The paths in a dracut initramfs, by dracut's own lister (lsinitrd:
+    the ls -l lines of its listing, a symlink's target left off), and its
+    header (the dracut version and modules) as a second value."""
+    p = _run(["lsinitrd", initrd], text=True)
+    paths, header = [], []
+    for line in p.stdout.splitlines():
+        m = _LS_LINE.match(line)
+        if m:
+            paths.append(m.group(1).split(" -> ")[0])
+        else:
+            header.append(line)
+    return paths, "\n".join(header)
 
 
 # --- QEMU ------------------------------------------------------------------------------------------------
