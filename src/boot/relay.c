@@ -35,6 +35,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -478,21 +479,61 @@ static void on_inotify(struct relay *r)
 	}
 }
 
+/*
+ * RELAY_DIR made (root's, 0700) and watched, AGENT_DIR opened.  The
+ * drop-in's bind is optional: as long as RELAY_DIR is not there,
+ * systemd-cryptsetup asks the agents itself; so it is made last, just
+ * before serving, and never by systemd (a relay that cannot start must
+ * not leave a directory nobody answers in).
+ */
 static int open_dirs(struct relay *r)
 {
+	struct stat st;
+
 	(void)mkdir(r->agent_dir, 0755);
-	r->relay_fd = open(r->relay_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mkdir(r->relay_dir, 0700) < 0 && errno != EEXIST)
+		goto fail;
+	r->relay_fd = open(r->relay_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	r->agent_fd = open(r->agent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	r->inotify_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-	if (r->relay_fd < 0 || r->agent_fd < 0 || r->inotify_fd < 0 ||
+	if (r->relay_fd < 0 || r->agent_fd < 0 || r->inotify_fd < 0 || fstat(r->relay_fd, &st) < 0)
+		goto fail;
+	/* Left by someone else: not where answers go. */
+	if (st.st_uid != geteuid()) {
+		errno = EPERM;
+		goto fail;
+	}
+	if (fchmod(r->relay_fd, 0700) < 0 ||
 	    inotify_add_watch(r->inotify_fd, r->relay_dir,
 			      IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM |
-				      IN_ONLYDIR) < 0) {
-		duress_log(&r->lg, LOG_ERR, "cannot watch %s for %s: %s", r->relay_dir,
-			   r->agent_dir, strerror(errno));
-		return -1;
-	}
+				      IN_ONLYDIR) < 0)
+		goto fail;
 	return 0;
+fail:
+	duress_log(&r->lg, LOG_ERR, "cannot watch %s for %s: %s", r->relay_dir, r->agent_dir,
+		   strerror(errno));
+	return -1;
+}
+
+/* READY=1 to systemd (Type=notify): from now on questions are answered. */
+static void notify_ready(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	size_t n = path ? strlen(path) : 0;
+	int fd;
+
+	if (n < 2 || n >= sizeof(a.sun_path) || (path[0] != '/' && path[0] != '@'))
+		return;
+	memcpy(a.sun_path, path, n);
+	if (a.sun_path[0] == '@')
+		a.sun_path[0] = '\0'; /* an abstract socket */
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	(void)sendto(fd, "READY=1", strlen("READY=1"), MSG_NOSIGNAL, (struct sockaddr *)&a,
+		     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n));
+	close(fd);
 }
 
 /* Until SIGTERM: questions and answers. */
@@ -502,6 +543,7 @@ static void serve(struct relay *r)
 
 	sigemptyset(&none);
 	scan(r, false); /* after the watch: a question posted before it is seen too */
+	notify_ready();
 	while (!stopping) {
 		struct pollfd pf[RELAY_MAX + 1] = { { .fd = r->inotify_fd, .events = POLLIN } };
 		struct relayed *by[RELAY_MAX + 1] = { NULL };
@@ -564,8 +606,14 @@ int main(int argc, char **argv)
 	if (open_dirs(&r) < 0)
 		return 1;
 	serve(&r);
-	/* Stopped: what is still asked is answered by the agents directly. */
+	/*
+	 * Stopped: what is still asked is answered by the agents directly;
+	 * the directory goes when nothing is left in it (at switch-root).
+	 */
 	scan(&r, true);
+	for (size_t i = 0; i < RELAY_MAX; i++)
+		forget(&r.q[i]);
+	(void)rmdir(r.relay_dir);
 	sodium_free(r.reply);
 	return 0;
 }

@@ -16,6 +16,9 @@
       when the socket could not be reached.
   agent_peer.py gone AGENT SUFFIX
       exit 0 once AGENT/ask.SUFFIX is gone (5 s at most), else 1.
+  agent_peer.py notify SOCKET DIR
+      systemd's notify socket at SOCKET: prints the first message (5 s at
+      most; exit 1 without one) and whether DIR existed when it came.
 """
 import os
 import socket
@@ -83,6 +86,19 @@ def gone(agent, suffix):
     return 0
 
 
+def notify(path, d):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.bind(path)
+    s.settimeout(5)
+    try:
+        data = s.recv(4096)
+    except socket.timeout:
+        return 1
+    print(data.decode(errors="replace"))
+    print("dir=" + ("yes" if os.path.isdir(d) else "no"))
+    return 0
+
+
 def main(argv):
     if argv[:1] == ["ask"] and len(argv) in (5, 6):
         return ask(*argv[1:])
@@ -90,6 +106,8 @@ def main(argv):
         return answer(argv[1], argv[2], bytes.fromhex(argv[3]), *argv[4:])
     if argv[:1] == ["gone"] and len(argv) == 3:
         return gone(*argv[1:])
+    if argv[:1] == ["notify"] and len(argv) == 3:
+        return notify(*argv[1:])
     print(__doc__, file=sys.stderr)
     return 2
 

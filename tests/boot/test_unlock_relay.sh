@@ -64,7 +64,16 @@ lines() { [ -f "$1" ] && wc -l <"$1" || echo 0; }
 
 check "usage: an odd argument count is exit 2" sh -c "'$RELAY' a 2>/dev/null; [ \$? = 2 ]"
 
-start_relay
+# Started as systemd starts it (Type=notify): it makes its directory, then says READY.
+rmdir "$R"
+$PEER notify "$T/notify" "$R" >"$T/notify.out" 2>&1 &
+notified=$!
+wait_for 5 test -S "$T/notify"
+NOTIFY_SOCKET=$T/notify start_relay
+wait "$notified"
+check_diag "READY=1 to systemd's notify socket" "$T/notify.out" grep -qx 'READY=1' "$T/notify.out"
+check "... once its directory was there" grep -qx 'dir=yes' "$T/notify.out"
+check "... root's 0700" test "$(stat -c %a:%u "$R")" = 700:0
 check "the agents' directory is made when missing" test -d "$A"
 
 # --- a wrong passphrase ----------------------------------------------------------
@@ -113,6 +122,7 @@ wait_for 5 test -e "$A/ask.x1"
 rm "$R/ask.x1"
 kill "$asker"
 wait "$asker" 2>/dev/null
+rm -f "$R/sck.x1"
 check "a question withdrawn (its file removed): the copy goes too" $PEER gone "$A" x1
 check "... and the relay's socket" wait_for 5 test ! -e "$R/relay.x1"
 
@@ -150,5 +160,6 @@ check "... root still can" test "$(got n1)" = "$(hex '+root')"
 check "... and the user's answer ran nothing" test "$(lines "$OUT/before")" = 3
 
 stop_relay
+check "stopped with nothing left in it, its directory is removed" test ! -e "$R"
 check_diag "the relay logged no error" "$T/relay.log" fails grep -q . "$T/relay.log"
 tap_end
