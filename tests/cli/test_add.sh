@@ -243,7 +243,7 @@ check "--boot as non-root: exit 1" test $? -eq 1
 check "--boot as non-root: says root is needed" grep -q "^duress add: --boot .*run it as root" <<<"$err"
 err=$(echo "$PW" | duress add demo --before-unlock --stdin --pam-dir "$T/pam" --examples-dir "$EX" 2>&1 >/dev/null)
 check "--before-unlock without --boot: exit 2, saying it goes with --boot" \
-	test $? -eq 2 -a "$err" = "duress add: --before-unlock, --boot-dir and --crypttab go with --boot"
+	test $? -eq 2 -a "$err" = "duress add: --before-unlock, --boot-dir, --crypttab and --dracut-conf go with --boot"
 err=$(echo "$PW" | duress add demo --boot --global --stdin --pam-dir "$T/pam" --examples-dir "$EX" 2>&1 >/dev/null)
 check "--boot with --global: exit 2" test $? -eq 2 -a -n "$(grep -e '--boot and --global' <<<"$err")"
 if [ "$(id -u)" -eq 0 ]; then
