@@ -45,9 +45,9 @@ struct check_opts {
 	const char *services[MAX_SERVICES];
 	size_t n_services;
 	enum duress_machine machine;
-	const char *boot_dir;  /* NULL: DURESS_BOOT_DIR, if it exists; "": no boot section */
-	const char *crypttab;  /* NULL: CRYPTTAB_DEFAULT */
-	const char *initramfs; /* NULL: the running kernel's */
+	const char *boot_dir;    /* NULL: DURESS_BOOT_DIR, if it exists; "": no boot section */
+	const char *crypttab;    /* NULL: CRYPTTAB_DEFAULT */
+	const char *initramfs;   /* NULL: the running kernel's */
 	const char *dracut_conf; /* NULL: DURESS_DRACUT_CONF_DIR */
 };
 

@@ -455,7 +455,7 @@ static void print_stale(const char *image, const char *boot, const struct compar
 	size_t said = 0, more = 0;
 
 	printf("ERROR: the initramfs %s is older than %s (", image, boot);
-	for (size_t i = 0; i < n_prog; i++) {
+	for (size_t i = 0; i < n_prog && i < N_PROGRAMS; i++) {
 		if (prog[i] == SAME)
 			continue;
 		printf("%s%s %s", said ? ", " : "", programs[i], state_word(prog[i]));

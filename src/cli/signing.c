@@ -192,8 +192,8 @@ static void remind_rebuild(const char *shown, const struct duress_sign_opts *opt
 	struct duress_dracut d;
 
 	duress_dracut_find(opts->dracut_conf, &d);
-	fprintf(stderr, "duress: %s: a boot action: run %s so that the initramfs holds it\n",
-		shown, duress_dracut_rebuild(&d));
+	fprintf(stderr, "duress: %s: a boot action: run %s so that the initramfs holds it\n", shown,
+		duress_dracut_rebuild(&d));
 }
 
 static enum duress_scope action_scope(const struct action_file *f,
