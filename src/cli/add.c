@@ -89,7 +89,7 @@ static void add_usage(FILE *out)
 	      "       duress add EXAMPLE [--global | --boot [--before-unlock] [--boot-dir DIR]]\n"
 	      "                  [--set KEY=VALUE]... [--set-file KEY=FILE]...\n"
 	      "                  [--no-edit] [--stdin] [--force] [--examples-dir DIR]\n"
-	      "                  [--pam-dir DIR] [--crypttab FILE]\n"
+	      "                  [--pam-dir DIR] [--crypttab FILE] [--dracut-conf DIR]\n"
 	      "                  [--memlimit BYTES] [--opslimit N]\n"
 	      "\n"
 	      "Copies the example action EXAMPLE and its EXAMPLE.conf into your per-user\n"
@@ -111,6 +111,8 @@ static void add_usage(FILE *out)
 	      "  --boot-dir DIR     with --boot: this directory instead\n"
 	      "  --crypttab FILE    with --boot: where the keyscript line is looked for\n"
 	      "                     (default /etc/crypttab)\n"
+	      "  --dracut-conf DIR  with --boot: where a *.conf adding the pam-duress dracut\n"
+	      "                     module is looked for (default " DURESS_DRACUT_CONF_DIR ")\n"
 	      "  --set KEY=VALUE    set KEY of the config to VALUE (one line); the last\n"
 	      "                     KEY= line is replaced, or the value goes after the\n"
 	      "                     last commented #KEY= line; repeated, one line each,\n"
@@ -146,7 +148,8 @@ enum {
 	OPT_BOOT,
 	OPT_BEFORE_UNLOCK,
 	OPT_BOOT_DIR,
-	OPT_CRYPTTAB
+	OPT_CRYPTTAB,
+	OPT_DRACUT_CONF
 };
 
 static const struct option add_options[] = {
@@ -156,6 +159,7 @@ static const struct option add_options[] = {
 	{ "before-unlock", no_argument, NULL, OPT_BEFORE_UNLOCK },
 	{ "boot-dir", required_argument, NULL, OPT_BOOT_DIR },
 	{ "crypttab", required_argument, NULL, OPT_CRYPTTAB },
+	{ "dracut-conf", required_argument, NULL, OPT_DRACUT_CONF },
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "set-file", required_argument, NULL, OPT_SET_FILE },
 	{ "no-edit", no_argument, NULL, OPT_NO_EDIT },
@@ -196,6 +200,10 @@ static int apply_option(struct add_opts *o, int opt, int *status)
 		return 0;
 	case OPT_CRYPTTAB:
 		o->crypttab = optarg;
+		return 0;
+	case OPT_DRACUT_CONF:
+		/* Signing's too: its reminder names the same rebuild command. */
+		o->sign.dracut_conf = optarg;
 		return 0;
 	case OPT_MEMLIMIT:
 	case OPT_OPSLIMIT:
@@ -238,8 +246,9 @@ static int parse_add(struct add_opts *o, int argc, char **argv, int *status)
 		      stderr);
 		return -1;
 	}
-	if (!o->boot && (o->before_unlock || o->boot_dir || o->crypttab)) {
-		fputs("duress add: --before-unlock, --boot-dir and --crypttab go with --boot\n",
+	if (!o->boot && (o->before_unlock || o->boot_dir || o->crypttab || o->sign.dracut_conf)) {
+		fputs("duress add: --before-unlock, --boot-dir, --crypttab and --dracut-conf go "
+		      "with --boot\n",
 		      stderr);
 		return -1;
 	}
@@ -1052,6 +1061,23 @@ static void say_who_global_logs_in(const struct duress_opts *mo)
 }
 
 /*
+ * check's line for a boot action with its kind, its WARN when nothing
+ * hands the prompt to us (the crypttab or dracut line to add), then the
+ * rebuild this machine's initramfs needs.  Returns check's status.
+ */
+static int say_boot_next(const struct target *t, const struct add_opts *o)
+{
+	struct duress_dracut d;
+	int status;
+
+	duress_dracut_find(o->sign.dracut_conf, &d);
+	status = duress_check_boot_action(t->dir, t->name, o->crypttab, &d);
+	printf("next: %s (the initramfs holds a copy of the boot actions and their configs)\n",
+	       duress_dracut_rebuild(&d));
+	return status;
+}
+
+/*
  * Copies, signs and checks, all or nothing: everything that can fail
  * without writing (the names, the --set, the password) is done first; then
  * what is there is kept aside, the files are written and signed, and any
@@ -1116,10 +1142,7 @@ out:
 			printf("%s/%s: installed\n", shown, p[2].name);
 		printf("%s/%s: installed\n", shown, t.name);
 		if (t.boot) {
-			/* check's line with the kind, its crypttab WARN if no line uses the keyscript. */
-			status = duress_check_boot_action(t.dir, t.name, o->crypttab);
-			puts("next: sudo update-initramfs -u (the initramfs holds a copy of the boot "
-			     "actions and their configs)");
+			status = say_boot_next(&t, o);
 		} else {
 			status = duress_check_action(mo, t.scope, t.dir, t.name);
 		}

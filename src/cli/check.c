@@ -20,6 +20,7 @@
 #include "core/policy.h"
 #include "core/safe_open.h"
 #include "core/shebang.h"
+#include "cli/dracut.h"
 #include "cli/initramfs.h"
 #include "cli/keyslots.h"
 #include "cli/pamstack.h"
@@ -44,9 +45,10 @@ struct check_opts {
 	const char *services[MAX_SERVICES];
 	size_t n_services;
 	enum duress_machine machine;
-	const char *boot_dir;  /* NULL: DURESS_BOOT_DIR, if it exists; "": no boot section */
-	const char *crypttab;  /* NULL: CRYPTTAB_DEFAULT */
-	const char *initramfs; /* NULL: the running kernel's */
+	const char *boot_dir;    /* NULL: DURESS_BOOT_DIR, if it exists; "": no boot section */
+	const char *crypttab;    /* NULL: CRYPTTAB_DEFAULT */
+	const char *initramfs;   /* NULL: the running kernel's */
+	const char *dracut_conf; /* NULL: DURESS_DRACUT_CONF_DIR */
 };
 
 /* What the boot section needs of its directory, filled by check_dir(). */
@@ -62,13 +64,15 @@ static void check_usage(FILE *out)
 	      "                    [--pam-configs-dir DIR] [--global-dir DIR]\n"
 	      "                    [--user-dir TEMPLATE] [--machine laptop|server|auto]\n"
 	      "                    [--boot-dir DIR] [--crypttab FILE] [--initramfs FILE]\n"
+	      "                    [--dracut-conf DIR]\n"
 	      "\n"
 	      "Reads the PAM stack of each service and says whether a duress password\n"
 	      "reaches pam_duress.so and logs in; then lists every action of USER's\n"
 	      "directory (default: yours) and of the global directory, as the module\n"
 	      "line's options see them, with ARMED or the reason the module will skip\n"
 	      "it; WARN lines name what a coercer could notice.  When the boot directory\n"
-	      "exists, the disk-unlock prompt too: its actions, crypttab's keyscript= and\n"
+	      "exists, the disk-unlock prompt too: its actions, crypttab's keyscript= (or\n"
+	      "dracut's config adding the pam-duress module) and\n"
 	      "whether the initramfs holds the current boot actions.  Exit 0 only if every\n"
 	      "stack is right and every action is armed (a WARN does not count).\n"
 	      "\n"
@@ -93,7 +97,10 @@ static void check_usage(FILE *out)
 	      "  --crypttab FILE      where the keyscript= is looked for (default " CRYPTTAB_DEFAULT
 	      ")\n"
 	      "  --initramfs FILE     the initramfs to compare (default: the running kernel's,\n"
-	      "                       /boot/initrd.img-RELEASE)\n",
+	      "                       /boot/initrd.img-RELEASE; with dracut,\n"
+	      "                       /boot/initramfs-RELEASE.img if it exists)\n"
+	      "  --dracut-conf DIR    where a *.conf adding the pam-duress module is looked\n"
+	      "                       for (default " DURESS_DRACUT_CONF_DIR ")\n",
 	      out);
 }
 
@@ -111,6 +118,7 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 		{ "boot-dir", required_argument, NULL, 'b' },
 		{ "crypttab", required_argument, NULL, 't' },
 		{ "initramfs", required_argument, NULL, 'i' },
+		{ "dracut-conf", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -134,6 +142,8 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 			o->crypttab = optarg;
 		} else if (opt == 'i') {
 			o->initramfs = optarg;
+		} else if (opt == 'r') {
+			o->dracut_conf = optarg;
 		} else if (opt == 'm' && duress_machine_parse(optarg, &o->machine) == 0) {
 			continue;
 		} else if (opt == 's' && o->n_services < MAX_SERVICES && *optarg &&
@@ -923,13 +933,35 @@ static ssize_t read_small_file(const char *path, char *buf, size_t max)
 }
 
 /*
- * The crypttab line that hands the disk-unlock prompt to our keyscript:
- * OK, or a WARN with the fix when boot actions exist and no line does.  A
- * WARN only: a machine may mean to have the boot actions ready before its
- * crypttab.  Returns whether a line does (without one, the hook copies
- * nothing into the initramfs).
+ * On a dracut machine without our module, the line report_crypttab() says
+ * instead of its own: the fix is dracut's config, not a keyscript= that
+ * systemd-cryptsetup ignores.
  */
-static bool report_crypttab(const char *path, bool boot_actions, bool say_ok)
+static void report_no_dracut(const struct duress_dracut *d, bool boot_actions)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+
+	duress_escape(d->dir, shown, sizeof(shown));
+	if (!boot_actions) {
+		printf("dracut %s: no config adds the pam-duress module\n", shown);
+		return;
+	}
+	printf("dracut %s: WARN: no config adds the pam-duress module, so the disk-unlock prompt "
+	       "never checks a boot passphrase; fix: add " DURESS_DRACUT_CONF_LINE " to "
+	       "%s/" DURESS_DRACUT_CONF_FILE ", then sudo dracut -f\n",
+	       shown, shown);
+}
+
+/*
+ * The crypttab line that hands the disk-unlock prompt to our keyscript:
+ * OK, or a WARN with the fix when boot actions exist and no line does (on
+ * a dracut machine, report_no_dracut()'s).  A WARN only: a machine may
+ * mean to have the boot actions ready before its crypttab.  Returns
+ * whether a line does (without one, the hook copies nothing into the
+ * initramfs).
+ */
+static bool report_crypttab(const char *path, const struct duress_dracut *d, bool boot_actions,
+			    bool say_ok)
 {
 	static char buf[CRYPTTAB_MAX + 1];
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], name[DURESS_ESCAPED_SIZE(256)];
@@ -968,6 +1000,10 @@ static bool report_crypttab(const char *path, bool boot_actions, bool say_ok)
 		}
 		return true;
 	}
+	if (d->builder) {
+		report_no_dracut(d, boot_actions);
+		return false;
+	}
 	if (!boot_actions) {
 		printf("crypttab %s: %s\n", shown, why);
 		return false;
@@ -980,9 +1016,28 @@ static bool report_crypttab(const char *path, bool boot_actions, bool say_ok)
 }
 
 /*
+ * What hands the disk-unlock prompt to us: with the dracut integration on,
+ * its config line (OK, said when say_ok), else the crypttab line.  Returns
+ * whether one does.
+ */
+static bool report_unlock_hook(const struct duress_dracut *d, const char *crypttab,
+			       bool boot_actions, bool say_ok)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+
+	if (!d->on)
+		return report_crypttab(crypttab ? crypttab : CRYPTTAB_DEFAULT, d, boot_actions,
+				       say_ok);
+	if (say_ok)
+		printf("dracut %s: OK: line %u adds the pam-duress module\n",
+		       duress_escape(d->file, shown, sizeof(shown)), d->line);
+	return true;
+}
+
+/*
  * The disk-unlock prompt (docs/boot.md): the boot directory's actions, as
  * the global one's with their kinds, its one salt and cost, the crypttab
- * line and, when there is one, the initramfs.  Only when the directory
+ * line (or dracut's config) and, when there is one, the initramfs.  Only when the directory
  * exists or is named.  Adds the actions not armed to *bad; returns the
  * other problems (ERRORs).
  */
@@ -991,6 +1046,7 @@ static int check_boot(const struct check_opts *o, int *bad, int *actions)
 	const char *dir = o->boot_dir ? o->boot_dir : DURESS_BOOT_DIR;
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	struct boot_seen seen = { 0 };
+	struct duress_dracut d;
 	struct duress_opts mo;
 	struct stat st;
 	int problems = 0;
@@ -998,6 +1054,7 @@ static int check_boot(const struct check_opts *o, int *bad, int *actions)
 	if (!*dir || (!o->boot_dir && lstat(dir, &st) < 0 && errno == ENOENT))
 		return 0;
 	duress_escape(dir, shown, sizeof(shown));
+	duress_dracut_find(o->dracut_conf, &d);
 	printf("disk-unlock prompt: the boot actions in %s\n", shown);
 	/* As the global directory, with the module's default caps. */
 	duress_opts_default(&mo);
@@ -1006,15 +1063,13 @@ static int check_boot(const struct check_opts *o, int *bad, int *actions)
 		printf("%s: ERROR: %zu different salts or costs, and the prompt derives one key per "
 		       "try: the actions of only one of them can match; fix: sign every action "
 		       "again with the same --memlimit and --opslimit, or with neither (duress "
-		       "sign then shares one salt), then sudo update-initramfs -u\n",
-		       shown, seen.n_params);
+		       "sign then shares one salt), then %s\n",
+		       shown, seen.n_params, duress_dracut_rebuild(&d));
 		problems++;
 	}
 	/* Without the line the hook copies nothing: the WARN above says what to do. */
-	if (report_crypttab(o->crypttab ? o->crypttab : CRYPTTAB_DEFAULT, seen.n_actions > 0,
-			    true) &&
-	    seen.loaded)
-		problems += duress_initramfs_report(dir, o->initramfs);
+	if (report_unlock_hook(&d, o->crypttab, seen.n_actions > 0, true) && seen.loaded)
+		problems += duress_initramfs_report(dir, o->initramfs, &d);
 	return problems;
 }
 
@@ -1194,7 +1249,8 @@ int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, c
 	return bad == 0 && actions == 1 ? 0 : 1;
 }
 
-int duress_check_boot_action(const char *dir, const char *name, const char *crypttab)
+int duress_check_boot_action(const char *dir, const char *name, const char *crypttab,
+			     const struct duress_dracut *d)
 {
 	struct boot_seen seen = { 0 };
 	struct duress_opts mo;
@@ -1203,7 +1259,7 @@ int duress_check_boot_action(const char *dir, const char *name, const char *cryp
 	/* As check_boot() judges it: the global directory's rules, the default caps. */
 	duress_opts_default(&mo);
 	bad = check_dir(dir, DURESS_SCOPE_GLOBAL, NULL, NULL, &mo, name, &actions, &seen);
-	(void)report_crypttab(crypttab ? crypttab : CRYPTTAB_DEFAULT, true, false);
+	(void)report_unlock_hook(d, crypttab, true, false);
 	return bad == 0 && actions == 1 ? 0 : 1;
 }
 

@@ -13,6 +13,7 @@ int duress_cmd_check(int argc, char **argv);
 
 #include "core/opts.h"
 #include "core/safe_open.h"
+#include "cli/dracut.h"
 #include "cli/pamstack.h"
 
 /*
@@ -45,11 +46,13 @@ int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, c
 
 /*
  * duress check's line for the one boot action name in dir (its kind said),
- * as the disk-unlock prompt section judges it, then, when no line of
- * crypttab (NULL: /etc/crypttab) uses the keyscript, check's WARN line
- * with the keyscript= fix.  Returns 0 only if it is ARMED, else 1.
+ * as the disk-unlock prompt section judges it, then, unless d's dracut
+ * integration is on or a line of crypttab (NULL: /etc/crypttab) uses the
+ * keyscript, check's WARN line with the fix (on a dracut machine, the
+ * dracut config line to add).  Returns 0 only if it is ARMED, else 1.
  */
-int duress_check_boot_action(const char *dir, const char *name, const char *crypttab);
+int duress_check_boot_action(const char *dir, const char *name, const char *crypttab,
+			     const struct duress_dracut *d);
 
 /*
  * For duress test: service's stack in pam_dir (NULL: /etc/pam.d), judged,

@@ -22,10 +22,9 @@
 #include "core/boot.h"
 #include "core/escape.h"
 #include "core/opts.h"
+#include "cli/dracut.h"
 
-#define UNPACKER "unmkinitramfs"
 #define UNPACK_TIMEOUT_MS 60000
-#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 /* The boot directory's files: as the module caps a global directory. */
 #define MAX_FILES DURESS_DEFAULT_MAX_ENTRIES
 #define MAX_FILE_SIZE DURESS_DEFAULT_MAX_FILE_SIZE
@@ -41,35 +40,27 @@ struct entry {
 	enum state state;
 };
 
+/* How each builder's image is unpacked, and installed when it cannot be. */
+struct unpacker {
+	const char *name;    /* run from PATH */
+	const char *install; /* the fix when PATH has none */
+	bool in_cwd;         /* unpacks into its working directory: lsinitrd --unpack IMAGE */
+};
+
+static const struct unpacker initramfs_tools = { "unmkinitramfs",
+						 "sudo apt install initramfs-tools-core", false };
+static const struct unpacker dracut = {
+	"lsinitrd", "install dracut's lsinitrd (Debian: sudo apt install dracut-core)", true
+};
+
 struct compare {
 	struct entry *e;
 	size_t n, max;
 	uint64_t total;  /* bytes hashed on the boot directory's side */
 	const char *why; /* set when it cannot tell */
 	const char *fix;
+	char why_buf[128]; /* where a why naming the unpacker is written */
 };
-
-/* The program's full path from PATH, or -1: execve() with no shell and no search. */
-static int find_unpacker(char *out, size_t len)
-{
-	const char *path = getenv("PATH");
-	char *copy, *save = NULL;
-	int r = -1;
-
-	copy = strdup(path && *path ? path : DEFAULT_PATH);
-	if (!copy)
-		return -1;
-	for (char *d = strtok_r(copy, ":", &save); d && r < 0; d = strtok_r(NULL, ":", &save)) {
-		struct stat st;
-
-		if (d[0] != '/' || snprintf(out, len, "%s/%s", d, UNPACKER) >= (int)len)
-			continue;
-		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
-			r = 0;
-	}
-	free(copy);
-	return r;
-}
 
 static long long now_ms(void)
 {
@@ -80,10 +71,11 @@ static long long now_ms(void)
 }
 
 /* The child: its own process group (killed whole on a timeout), no output, no shell. */
-static void run_unpacker(const char *prog, const char *image, const char *dir, const char *tmp)
+static void run_unpacker(const struct unpacker *u, const char *prog, const char *image,
+			 const char *dir, const char *tmp)
 {
 	char path_env[PATH_MAX + 8], tmp_env[PATH_MAX + 16], lc_env[] = "LC_ALL=C";
-	char arg0[] = UNPACKER, arg1[PATH_MAX], arg2[PATH_MAX + 8];
+	char arg0[32], arg1[PATH_MAX + 8], arg2[PATH_MAX + 8];
 	const char *path = getenv("PATH");
 	char *argv[] = { arg0, arg1, arg2, NULL };
 	char *envp[] = { path_env, tmp_env, lc_env, NULL };
@@ -94,34 +86,46 @@ static void run_unpacker(const char *prog, const char *image, const char *dir, c
 		_exit(127);
 	for (int fd = 3; fd < 1024; fd++)
 		(void)close(fd);
-	snprintf(arg1, sizeof(arg1), "%s", image);
-	snprintf(arg2, sizeof(arg2), "%s", dir);
-	snprintf(path_env, sizeof(path_env), "PATH=%s", path && *path ? path : DEFAULT_PATH);
+	snprintf(arg0, sizeof(arg0), "%s", u->name);
+	/* lsinitrd --unpack IMAGE (image made absolute by the caller) in dir; unmkinitramfs IMAGE DIR. */
+	snprintf(arg1, sizeof(arg1), "%s", u->in_cwd ? "--unpack" : image);
+	snprintf(arg2, sizeof(arg2), "%s", u->in_cwd ? image : dir);
+	if (u->in_cwd && chdir(dir) < 0)
+		_exit(127);
+	snprintf(path_env, sizeof(path_env), "PATH=%s", path && *path ? path : DURESS_DEFAULT_PATH);
 	/* Its temporary copy of the main archive lands in our directory, removed with it. */
 	snprintf(tmp_env, sizeof(tmp_env), "TMPDIR=%s", tmp);
 	execve(prog, argv, envp);
 	_exit(127);
 }
 
-/* Unpacks image into dir; 0, or -1 with *why set. */
-static int unpack(const char *image, const char *dir, const char *tmp, const char **why)
+/* c->why: the unpacker's name, then what went wrong; -1. */
+static int unpack_failed(struct compare *c, const struct unpacker *u, const char *what)
+{
+	snprintf(c->why_buf, sizeof(c->why_buf), "%s %s", u->name, what);
+	c->why = c->why_buf;
+	return -1;
+}
+
+/* Unpacks image into dir; 0, or -1 with c->why set. */
+static int unpack(const struct unpacker *u, const char *image, const char *dir, const char *tmp,
+		  struct compare *c)
 {
 	char prog[PATH_MAX];
 	long long deadline;
 	int status = 0;
 	pid_t pid, r;
 
-	if (find_unpacker(prog, sizeof(prog)) < 0) {
-		*why = UNPACKER " is not installed (not found in PATH)";
-		return -1;
-	}
+	if (!duress_find_program(u->name, prog, sizeof(prog)))
+		return unpack_failed(c, u, "is not installed (not found in PATH)");
+	/* lsinitrd unpacks where it runs: a directory of ours, made first. */
+	if (u->in_cwd && mkdir(dir, 0700) < 0)
+		return unpack_failed(c, u, "has no directory to unpack into");
 	pid = fork();
-	if (pid < 0) {
-		*why = "cannot start " UNPACKER;
-		return -1;
-	}
+	if (pid < 0)
+		return unpack_failed(c, u, "cannot be started");
 	if (pid == 0)
-		run_unpacker(prog, image, dir, tmp);
+		run_unpacker(u, prog, image, dir, tmp);
 	(void)setpgid(pid, pid);
 	deadline = now_ms() + UNPACK_TIMEOUT_MS;
 	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && now_ms() < deadline) {
@@ -134,13 +138,10 @@ static int unpack(const char *image, const char *dir, const char *tmp, const cha
 	if (r == 0) {
 		(void)kill(pid, SIGKILL);
 		(void)waitpid(pid, &status, 0);
-		*why = UNPACKER " took longer than 60 s";
-		return -1;
+		return unpack_failed(c, u, "took longer than 60 s");
 	}
-	if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		*why = UNPACKER " failed on it";
-		return -1;
-	}
+	if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return unpack_failed(c, u, "failed on it");
 	return 0;
 }
 
@@ -404,9 +405,14 @@ static int compare_dirs(struct compare *c, const char *boot, int boot_fd, int ro
 	return r;
 }
 
-/* The programs the hook copies with copy_exec(), at the same path in the initramfs. */
-static const char *const programs[] = { DURESS_UNLOCK_HELPER_PATH, DURESS_RUNNER_PATH };
+/*
+ * The programs the hook copies with copy_exec() (the dracut module with
+ * inst_multiple, the relay too), at the same path in the initramfs.
+ */
+static const char *const programs[] = { DURESS_UNLOCK_HELPER_PATH, DURESS_RUNNER_PATH,
+					DURESS_UNLOCK_RELAY_PATH };
 #define N_PROGRAMS (sizeof(programs) / sizeof(programs[0]))
+#define N_PROGRAMS_INITRAMFS_TOOLS 2 /* its hook copies no relay */
 
 /* A program this system has, against the initramfs's copy: SAME when the system has none. */
 static enum state compare_program(int root_fd, const char *path)
@@ -443,13 +449,13 @@ static const char *state_word(enum state st)
 }
 
 static void print_stale(const char *image, const char *boot, const struct compare *c,
-			const enum state *prog)
+			const enum state *prog, size_t n_prog, const char *rebuild)
 {
 	char shown[SHOWN_SIZE];
 	size_t said = 0, more = 0;
 
 	printf("ERROR: the initramfs %s is older than %s (", image, boot);
-	for (size_t i = 0; i < N_PROGRAMS; i++) {
+	for (size_t i = 0; i < n_prog && i < N_PROGRAMS; i++) {
 		if (prog[i] == SAME)
 			continue;
 		printf("%s%s %s", said ? ", " : "", programs[i], state_word(prog[i]));
@@ -469,7 +475,7 @@ static void print_stale(const char *image, const char *boot, const struct compar
 	}
 	if (more)
 		printf(", and %zu more", more);
-	puts("); fix: sudo update-initramfs -u");
+	printf("); fix: %s\n", rebuild);
 }
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -521,6 +527,22 @@ static void free_entries(struct compare *c)
 	c->e = NULL;
 }
 
+/*
+ * Debian 12 sets no UMASK: the initramfs is 0644, its signatures
+ * everyone's.  dracut writes it with umask 077: something else opened it.
+ */
+static void warn_readable(const char *image, bool dracut_on)
+{
+	printf("WARN: the initramfs %s is readable by every user, who can copy the boot "
+	       "signatures and guess the passphrase offline; fix: ",
+	       image);
+	if (dracut_on)
+		printf("sudo chmod 600 %s\n", image);
+	else
+		puts("add UMASK=0077 to /etc/initramfs-tools/initramfs.conf, then sudo "
+		     "update-initramfs -u");
+}
+
 static void cannot_tell(const char *image, const char *why, const char *fix)
 {
 	printf("WARN: cannot tell whether the initramfs %s holds the current boot actions: %s; "
@@ -528,9 +550,16 @@ static void cannot_tell(const char *image, const char *why, const char *fix)
 	       image, why, fix);
 }
 
+/* What a report needs besides the image: the builder's unpacker and fix, the programs. */
+struct builder {
+	const struct unpacker *u;
+	const char *rebuild;
+	size_t n_prog; /* of programs[] */
+};
+
 /* Unpacks and compares; 0 with *c and prog[] filled, or -1 with c->why and c->fix. */
-static int unpack_and_compare(const char *image, const char *tmp, const char *boot, int boot_fd,
-			      struct compare *c, enum state *prog)
+static int unpack_and_compare(const struct builder *b, const char *image, const char *tmp,
+			      const char *boot, int boot_fd, struct compare *c, enum state *prog)
 {
 	char out[PATH_MAX + 8], scratch[PATH_MAX + 8];
 	int root, r;
@@ -542,49 +571,84 @@ static int unpack_and_compare(const char *image, const char *tmp, const char *bo
 		c->fix = "make room in the temporary directory";
 		return -1;
 	}
-	if (unpack(image, out, scratch, &c->why) < 0) {
-		c->fix = "sudo apt install initramfs-tools-core";
+	c->fix = b->u->install;
+	if (unpack(b->u, image, out, scratch, c) < 0)
 		return -1;
-	}
+	c->fix = b->rebuild;
 	root = open_root(out);
-	if (root < 0) {
-		c->why = UNPACKER " left nothing";
-		c->fix = "sudo update-initramfs -u";
-		return -1;
-	}
+	if (root < 0)
+		return unpack_failed(c, b->u, "left nothing");
 	r = compare_dirs(c, boot, boot_fd, root);
-	for (size_t i = 0; i < N_PROGRAMS; i++)
+	for (size_t i = 0; i < b->n_prog; i++)
 		prog[i] = compare_program(root, programs[i]);
 	close(root);
 	return r;
 }
 
-int duress_initramfs_report(const char *boot_dir, const char *initramfs)
+/*
+ * The running kernel's image: initramfs-tools' /boot/initrd.img-RELEASE;
+ * with dracut Fedora's /boot/initramfs-RELEASE.img, else (Debian's dracut)
+ * initrd.img-RELEASE when only that one exists.
+ */
+static void default_image(bool dracut_on, char *image, size_t size)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0) {
+		snprintf(image, size, "/boot/initrd.img");
+		return;
+	}
+	if (dracut_on) {
+		snprintf(image, size, "/boot/initramfs-%s.img", u.release);
+		if (access(image, F_OK) == 0)
+			return;
+		snprintf(image, size, "/boot/initrd.img-%s", u.release);
+		if (access(image, F_OK) == 0)
+			return;
+		snprintf(image, size, "/boot/initramfs-%s.img", u.release);
+		return;
+	}
+	snprintf(image, size, "/boot/initrd.img-%s", u.release);
+}
+
+/* lsinitrd runs in the directory it unpacks into: a relative image made absolute. */
+static void absolute_image(const struct builder *b, char *image, size_t size)
+{
+	char *abs;
+
+	if (!b->u->in_cwd || image[0] == '/')
+		return;
+	abs = realpath(image, NULL);
+	if (abs && strlen(abs) < size)
+		snprintf(image, size, "%s", abs);
+	free(abs);
+}
+
+int duress_initramfs_report(const char *boot_dir, const char *initramfs,
+			    const struct duress_dracut *d)
 {
 	char image[PATH_MAX], shown[SHOWN_SIZE], boot[SHOWN_SIZE], tmp[PATH_MAX];
+	const struct builder b = { d->on ? &dracut : &initramfs_tools, duress_dracut_rebuild(d),
+				   d->on ? N_PROGRAMS : N_PROGRAMS_INITRAMFS_TOOLS };
 	struct compare c = { 0 };
-	enum state prog[N_PROGRAMS] = { SAME, SAME };
+	enum state prog[N_PROGRAMS] = { SAME, SAME, SAME };
 	const char *base = getenv("TMPDIR");
-	struct utsname u;
 	struct stat st;
 	bool stale = false;
 	int boot_fd, r;
 
-	if (initramfs) {
+	if (initramfs)
 		snprintf(image, sizeof(image), "%s", initramfs);
-	} else if (uname(&u) == 0) {
-		snprintf(image, sizeof(image), "/boot/initrd.img-%s", u.release);
-	} else {
-		snprintf(image, sizeof(image), "/boot/initrd.img");
-	}
+	else
+		default_image(d->on, image, sizeof(image));
 	duress_escape(image, shown, sizeof(shown));
 	duress_escape(boot_dir, boot, sizeof(boot));
 	if (access(image, R_OK) < 0) {
 		cannot_tell(shown, strerror(errno),
-			    errno == ENOENT ? "sudo update-initramfs -u" :
-					      "run duress check as root");
+			    errno == ENOENT ? b.rebuild : "run duress check as root");
 		return 0;
 	}
+	absolute_image(&b, image, sizeof(image));
 	boot_fd = open(boot_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (boot_fd < 0) {
 		cannot_tell(shown, "the boot directory cannot be opened",
@@ -599,7 +663,7 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs)
 		close(boot_fd);
 		return 0;
 	}
-	r = unpack_and_compare(image, tmp, boot_dir, boot_fd, &c, prog);
+	r = unpack_and_compare(&b, image, tmp, boot_dir, boot_fd, &c, prog);
 	remove_tree(tmp);
 	close(boot_fd);
 	if (r < 0) {
@@ -609,18 +673,14 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs)
 	}
 	for (size_t i = 0; i < c.n; i++)
 		stale |= c.e[i].state != SAME;
-	for (size_t i = 0; i < N_PROGRAMS; i++)
+	for (size_t i = 0; i < b.n_prog; i++)
 		stale |= prog[i] != SAME;
 	if (stale)
-		print_stale(shown, boot, &c, prog);
+		print_stale(shown, boot, &c, prog, b.n_prog, b.rebuild);
 	else
 		printf("OK: the initramfs %s holds the current boot actions\n", shown);
 	free_entries(&c);
-	/* Debian 12 sets no UMASK: the initramfs is 0644, its signatures everyone's. */
 	if (stat(image, &st) == 0 && (st.st_mode & S_IROTH))
-		printf("WARN: the initramfs %s is readable by every user, who can copy the boot "
-		       "signatures and guess the passphrase offline; fix: add UMASK=0077 to "
-		       "/etc/initramfs-tools/initramfs.conf, then sudo update-initramfs -u\n",
-		       shown);
+		warn_readable(shown, d->on);
 	return stale;
 }

@@ -13,6 +13,7 @@
 #include <sodium.h>
 
 #include "cli/check.h"
+#include "cli/dracut.h"
 #include "cli/quality.h"
 #include "cli/realpw.h"
 #include "core/actions.h"
@@ -183,6 +184,16 @@ static bool in_dir(const struct action_file *f, const char *path)
 static bool in_boot_dir(const struct action_file *f, const struct duress_sign_opts *opts)
 {
 	return in_dir(f, opts->boot_dir ? opts->boot_dir : DURESS_BOOT_DIR);
+}
+
+/* The initramfs holds a copy of the boot directory, which is no module's: rebuilt by hand. */
+static void remind_rebuild(const char *shown, const struct duress_sign_opts *opts)
+{
+	struct duress_dracut d;
+
+	duress_dracut_find(opts->dracut_conf, &d);
+	fprintf(stderr, "duress: %s: a boot action: run %s so that the initramfs holds it\n", shown,
+		duress_dracut_rebuild(&d));
 }
 
 static enum duress_scope action_scope(const struct action_file *f,
@@ -547,10 +558,7 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 	report_state(&f, &view);
 	/* The initramfs holds a copy of the boot directory, which is no module's. */
 	if (in_boot_dir(&f, opts))
-		fprintf(stderr,
-			"duress: %s: a boot action: run sudo update-initramfs -u so that the "
-			"initramfs holds it\n",
-			shown);
+		remind_rebuild(shown, opts);
 	else
 		duress_warn_unread_dir(path, f.dir_fd, f.st.st_uid, opts->pam_dir);
 	r = 0;

@@ -16,6 +16,7 @@ struct duress_sign_opts {
 	size_t n_also;
 	const char *pam_dir;  /* where to find the module line's directories (NULL: /etc/pam.d) */
 	const char *boot_dir; /* the disk-unlock prompt's directory (NULL: DURESS_BOOT_DIR) */
+	const char *dracut_conf; /* dracut's config directory (NULL: DURESS_DRACUT_CONF_DIR) */
 };
 
 /*

@@ -243,7 +243,7 @@ check "--boot as non-root: exit 1" test $? -eq 1
 check "--boot as non-root: says root is needed" grep -q "^duress add: --boot .*run it as root" <<<"$err"
 err=$(echo "$PW" | duress add demo --before-unlock --stdin --pam-dir "$T/pam" --examples-dir "$EX" 2>&1 >/dev/null)
 check "--before-unlock without --boot: exit 2, saying it goes with --boot" \
-	test $? -eq 2 -a "$err" = "duress add: --before-unlock, --boot-dir and --crypttab go with --boot"
+	test $? -eq 2 -a "$err" = "duress add: --before-unlock, --boot-dir, --crypttab and --dracut-conf go with --boot"
 err=$(echo "$PW" | duress add demo --boot --global --stdin --pam-dir "$T/pam" --examples-dir "$EX" 2>&1 >/dev/null)
 check "--boot with --global: exit 2" test $? -eq 2 -a -n "$(grep -e '--boot and --global' <<<"$err")"
 if [ "$(id -u)" -eq 0 ]; then
@@ -296,9 +296,27 @@ if [ "$(id -u)" -eq 0 ]; then
 		test -z "$(grep '^crypttab' <<<"$out")" -a "$(tail -n 1 <<<"$out")" = "$REMINDER"
 	check "... the directory's salt and cost reused (one derivation per try)" \
 		test "$(cut -d'$' -f4,6 "$BD/alert.sig")" = "$(cut -d'$' -f4,6 "$BD/initramfs-luks-wipe.sig")"
+	# dracut: its config adds the module, or the machine builds with dracut.
+	mkdir "$T/dracut.on" "$T/dbin"
+	printf 'add_dracutmodules+=" pam-duress "\n' >"$T/dracut.on/pam-duress.conf"
+	printf '#!/bin/sh\nexit 1\n' >"$T/dbin/dracut" && chmod 755 "$T/dbin/dracut"
+	DREMINDER="next: sudo dracut -f (the initramfs holds a copy of the boot actions and their configs)"
+	out=$(echo "$PW" | duress add alert --boot --force --boot-dir "$BD" --crypttab "$T/crypttab.plain" \
+		--dracut-conf "$T/dracut.on" --no-edit "${BOOT_OPTS[@]}" 2>"$T/berr")
+	check_why "--boot, dracut's config adds the module: no crypttab line, the dracut -f reminder" "got: $out" \
+		test -z "$(grep -e '^crypttab' -e '^dracut' -e keyscript <<<"$out")" -a "$(tail -n 1 <<<"$out")" = "$DREMINDER"
+	check_why "... and signing's reminder says dracut -f too" "got: $(cat "$T/berr")" \
+		grep -q "a boot action: run sudo dracut -f so that" "$T/berr"
+	out=$(echo "$PW" | PATH=$T/dbin $WRAP "$DURESS" add alert --boot --force --boot-dir "$BD" \
+		--crypttab "$T/crypttab.plain" --dracut-conf "$T/dracut.none" --no-edit "${BOOT_OPTS[@]}" 2>/dev/null)
+	check_why "--boot on a dracut machine without the config: dracut's line to add, no keyscript=" "got: $out" \
+		test -n "$(grep -xF "dracut $T/dracut.none: WARN: no config adds the pam-duress module, so the disk-unlock prompt never checks a boot passphrase; fix: add add_dracutmodules+=\" pam-duress \" to $T/dracut.none/pam-duress.conf, then sudo dracut -f" <<<"$out")" \
+		-a -z "$(grep -e '^crypttab' -e keyscript <<<"$out")"
+	check_why "... and the dracut -f reminder, last" "got: $out" test "$(tail -n 1 <<<"$out")" = "$DREMINDER"
 else
 	for t in refusal nothing-written signing-fails install dir files modes config sets also \
-		check-line crypttab reminder check changed after-boot kind no-crypttab salt; do
+		check-line crypttab reminder check changed after-boot kind no-crypttab salt \
+		dracut-on dracut-sign dracut-machine dracut-reminder; do
 		skip "--boot $t: needs root"
 	done
 fi

@@ -4,7 +4,10 @@
 # crypttab line naming the keyscript; whether the initramfs holds the
 # current boot actions (initramfs archives made here with cpio and gzip,
 # unpacked by the real unmkinitramfs).  And duress sign's reminder to run
-# update-initramfs.  TAP output for meson.
+# update-initramfs.  The same on a dracut machine: the dracut config that
+# adds the module instead of the crypttab line, initramfs archives
+# unpacked by the real lsinitrd, sudo dracut -f in every fix.  TAP output
+# for meson.
 # Usage: test_check_boot.sh PATH/TO/duress
 set -u
 DURESS=$1
@@ -13,6 +16,15 @@ DURESS=$1
 
 # The boot directory is root's, judged as the global one.
 [ "$(id -u)" -eq 0 ] || skip_all "needs root: the boot directory must be root's"
+
+# An initramfs-tools machine, whatever this one is: update-initramfs in
+# PATH (dracut machine: PATH without it, with dracut), no dracut config
+# adding the module unless --dracut-conf names one.
+mkdir "$T/itools" "$T/dbin"
+printf '#!/bin/sh\nexit 1\n' >"$T/itools/update-initramfs"
+cp "$T/itools/update-initramfs" "$T/dbin/dracut"
+chmod 755 "$T/itools/update-initramfs" "$T/dbin/dracut"
+export PATH=$T/itools:$PATH
 
 PW=Boot-pw-1
 sign() { duress sign --stdin --memlimit 8K --opslimit 1 --boot-dir "$B" "$@" >/dev/null 2>&1 <<<"$PW"; }
@@ -34,7 +46,8 @@ expect() {
 }
 # boot_check ARGS...: duress check of the boot section only; $out and $rc.
 boot_check() {
-	out=$(duress check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" "$@" 2>&1)
+	out=$(duress check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" \
+		--dracut-conf "$T/dracut.none" "$@" 2>&1)
 	rc=$?
 }
 # initramfs TREE OUT [EARLY]: a gzip'ed newc cpio of TREE, after an
@@ -49,7 +62,7 @@ initramfs() {
 # snapshot TREE: what the initramfs-tools hook copies now: the files this
 # build's unlock-helper --list-files names (the boot directory's under
 # TREE/etc/duress-boot.d, a companion elsewhere at its path); and the
-# helper and runner, when this system has them installed.
+# helper, runner and relay, when this system has them installed.
 HELPER=$(dirname "$DURESS")/unlock-helper
 snapshot() {
 	local f
@@ -62,7 +75,7 @@ snapshot() {
 		*) mkdir -p "$1${f%/*}" && cp -p "$f" "$1$f" ;;
 		esac
 	done <"$T/list"
-	for f in "$PD/unlock-helper" "$PD/session-helper"; do
+	for f in "$PD/unlock-helper" "$PD/session-helper" "$PD/unlock-relay"; do
 		[ -f "$f" ] || continue
 		mkdir -p "$1${f%/*}"
 		cp -p "$f" "$1$f"
@@ -243,7 +256,7 @@ else
 		# shellcheck disable=SC2016 # expanded by the inner shell
 		out=$(unshare -m bash -c 'mount -t tmpfs none "$1" && mkdir -p "$2" &&
 			printf "#!/bin/sh\n" >"$2/unlock-helper" && chmod 755 "$2/unlock-helper" &&
-			shift 2 && exec "$@"' sh "$base" "$PD" "$DURESS" check --pam-dir "" --user-dir "" \
+			shift 2 && exec "$@"' sh "$base" "$PD" "$DURESS" check --dracut-conf "$T/dracut.none" --pam-dir "" --user-dir "" \
 			--global-dir "" --boot-dir "$B" --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.now" 2>&1)
 		expect "a helper installed here but not in the initramfs: missing" \
 			"ERROR: the initramfs $T/initrd.now is older than $B ($PD/unlock-helper missing); fix: sudo update-initramfs -u"
@@ -252,13 +265,13 @@ else
 	fi
 
 	mkdir "$T/empty"
-	out=$(PATH=$T/empty "$DURESS" check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" \
+	out=$(PATH=$T/empty "$DURESS" check --dracut-conf "$T/dracut.none" --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" \
 		--crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh" 2>&1)
 	expect "no unmkinitramfs in PATH: a WARN with the package to install" \
 		"WARN: cannot tell whether the initramfs $T/initrd.fresh holds the current boot actions: unmkinitramfs is not installed (not found in PATH); fix: sudo apt install initramfs-tools-core"
 	mkdir "$T/fake"
 	printf '#!/bin/sh\nexit 1\n' >"$T/fake/unmkinitramfs" && chmod 755 "$T/fake/unmkinitramfs"
-	out=$(PATH=$T/fake:$PATH "$DURESS" check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" \
+	out=$(PATH=$T/fake:$PATH "$DURESS" check --dracut-conf "$T/dracut.none" --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" \
 		--crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh" 2>&1)
 	expect "unmkinitramfs failing: a WARN, no crash" \
 		"WARN: cannot tell whether the initramfs $T/initrd.fresh holds the current boot actions: unmkinitramfs failed on it; fix: sudo apt install initramfs-tools-core"
@@ -271,6 +284,111 @@ boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
 expect "no such initramfs: a WARN with the fix" \
 	"WARN: cannot tell whether the initramfs $T/none holds the current boot actions: No such file or directory; fix: sudo update-initramfs -u"
 
+# --- dracut: the config adding the module ------------------------------------------
+DC=$T/dracut.conf.d
+mkdir "$DC"
+# dracut_conf TEXT: DC/pam-duress.conf holds TEXT (printf's format), alone.
+dracut_conf() {
+	rm -f "$DC"/*
+	# shellcheck disable=SC2059 # TEXT is a format, for its \n
+	printf "$1" >"$DC/pam-duress.conf"
+}
+# dracut_on DESC LINE: with DC, the dracut OK line for LINE and no crypttab line.
+dracut_on() {
+	boot_check --dracut-conf "$DC" --crypttab "$T/crypttab.plain" --initramfs "$T/none"
+	check_why "$1" "got: $out" test -n "$(grep -xF "dracut $DC/pam-duress.conf: OK: line $2 adds the pam-duress module" <<<"$out")" \
+		-a -z "$(grep '^crypttab' <<<"$out")"
+}
+# dracut_off DESC: with DC, no dracut line, crypttab's WARN as before.
+dracut_off() {
+	boot_check --dracut-conf "$DC" --crypttab "$T/crypttab.plain" --initramfs "$T/none"
+	check_why "$1" "got: $out" test -z "$(grep '^dracut' <<<"$out")" \
+		-a -n "$(grep "^crypttab $T/crypttab.plain: WARN: no line uses the keyscript" <<<"$out")"
+}
+dracut_conf 'add_dracutmodules+=" pam-duress "\n'
+dracut_on "dracut: += quoted, the OK line instead of crypttab's WARN" 1
+dracut_conf '# duress at the prompt\n\nadd_dracutmodules="crypt pam-duress"\n'
+dracut_on "dracut: = quoted among others, after a comment and a blank line: its line" 3
+dracut_conf "  add_dracutmodules+=' crypt pam-duress '\n"
+dracut_on "dracut: single quotes, indented" 1
+dracut_conf 'add_dracutmodules+=pam-duress\n'
+dracut_on "dracut: unquoted" 1
+dracut_conf '# add_dracutmodules+=" pam-duress "\n'
+dracut_off "dracut: a commented line is off"
+dracut_conf 'add_dracutmodules+=" crypt pam-duress-extra "\nomit_dracutmodules+=" pam-duress "\n'
+dracut_off "dracut: another module, or another variable, is off"
+dracut_conf 'add_dracutmodules+=" pam-duress "\n'
+mv "$DC/pam-duress.conf" "$DC/pam-duress.conf.bak"
+dracut_off "dracut: a file not named *.conf is off"
+rm -f "$DC"/*
+
+# A dracut machine (dracut in PATH, no update-initramfs) without the config.
+PATH=$T/dbin boot_check --crypttab "$T/crypttab.plain" --initramfs "$T/none"
+expect "a dracut machine without the config: the WARN with dracut's line to add, not keyscript=" \
+	"dracut $T/dracut.none: WARN: no config adds the pam-duress module, so the disk-unlock prompt never checks a boot passphrase; fix: add add_dracutmodules+=\" pam-duress \" to $T/dracut.none/pam-duress.conf, then sudo dracut -f"
+check_why "... and no crypttab line" "got: $out" test -z "$(grep -e '^crypttab' -e keyscript <<<"$out")"
+PATH=$T/dbin:$T/itools boot_check --crypttab "$T/crypttab.plain" --initramfs "$T/none"
+check_why "dracut and update-initramfs both in PATH: initramfs-tools' keyscript WARN" "got: $out" \
+	test -n "$(grep "^crypttab $T/crypttab.plain: WARN: .*fix: add keyscript=.*sudo update-initramfs -u$" <<<"$out")"
+
+# --- dracut: the initramfs, unpacked by lsinitrd ------------------------------------
+dracut_conf 'add_dracutmodules+=" pam-duress "\n'
+if ! command -v cpio >/dev/null || ! command -v lsinitrd >/dev/null; then
+	for t in fresh relative stale readable early missing-tool relay; do
+		skip "dracut initramfs: $t (needs cpio and lsinitrd, Debian: dracut-core)"
+	done
+else
+	snapshot "$T/tree"
+	initramfs "$T/tree" "$T/dracut.img"
+	chmod 600 "$T/dracut.img"
+	mkdir -p "$T/tmp"
+	TMPDIR=$T/tmp boot_check --dracut-conf "$DC" --initramfs "$T/dracut.img"
+	expect "dracut: a fresh initramfs, unpacked by lsinitrd: OK" \
+		"OK: the initramfs $T/dracut.img holds the current boot actions"
+	check_why "dracut: its temporary directory is removed" "left: $(ls -A "$T/tmp")" \
+		test -z "$(ls -A "$T/tmp")" -a -n "$(grep '^OK: the initramfs' <<<"$out")"
+	out=$(cd "$T" && "$DURESS" check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" \
+		--dracut-conf "$DC" --initramfs dracut.img 2>&1)
+	expect "dracut: a relative --initramfs (lsinitrd runs elsewhere): OK" \
+		"OK: the initramfs dracut.img holds the current boot actions"
+	chmod 644 "$T/dracut.img"
+	boot_check --dracut-conf "$DC" --initramfs "$T/dracut.img"
+	expect "dracut: an initramfs every user can read: a WARN with chmod, not UMASK=" \
+		"WARN: the initramfs $T/dracut.img is readable by every user, who can copy the boot signatures and guess the passphrase offline; fix: sudo chmod 600 $T/dracut.img"
+	chmod 600 "$T/dracut.img"
+	initramfs "$T/tree" "$T/dracut.early" "$T/early"
+	boot_check --dracut-conf "$DC" --initramfs "$T/dracut.early"
+	expect "dracut: after an early cpio (lsinitrd skips it): OK" \
+		"OK: the initramfs $T/dracut.early holds the current boot actions"
+	new_action added && sign "$B/added"
+	boot_check --dracut-conf "$DC" --initramfs "$T/dracut.img"
+	expect "dracut: a stale initramfs: the ERROR with sudo dracut -f" \
+		"ERROR: the initramfs $T/dracut.img is older than $B (added missing, added.sig missing); fix: sudo dracut -f"
+	check_why "dracut: a stale initramfs: exit 1" "exit $rc" test "$rc" -eq 1
+	rm "$B/added" "$B/added.sig"
+	out=$(PATH=$T/empty "$DURESS" check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" \
+		--dracut-conf "$DC" --initramfs "$T/dracut.img" 2>&1)
+	expect "dracut: no lsinitrd in PATH: a WARN with what to install" \
+		"WARN: cannot tell whether the initramfs $T/dracut.img holds the current boot actions: lsinitrd is not installed (not found in PATH); fix: install dracut's lsinitrd (Debian: sudo apt install dracut-core)"
+	# The relay this system has must be in the initramfs too (as the helper above).
+	base=$PD
+	while [ ! -d "$base" ]; do base=${base%/*}; done
+	if [ -n "$base" ] && [ "$base" != / ] && unshare -m true 2>/dev/null; then
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		out=$(unshare -m bash -c 'mount -t tmpfs none "$1" && mkdir -p "$2" &&
+			printf "#!/bin/sh\n" >"$2/unlock-relay" && chmod 755 "$2/unlock-relay" &&
+			shift 2 && exec "$@"' sh "$base" "$PD" "$DURESS" check --dracut-conf "$DC" --pam-dir "" \
+			--user-dir "" --global-dir "" --boot-dir "$B" --initramfs "$T/dracut.img" 2>&1)
+		expect "dracut: a relay installed here but not in the initramfs: missing" \
+			"ERROR: the initramfs $T/dracut.img is older than $B ($PD/unlock-relay missing); fix: sudo dracut -f"
+	else
+		skip "dracut: a relay installed here but not in the initramfs (needs unshare -m)"
+	fi
+fi
+boot_check --dracut-conf "$DC" --initramfs "$T/none"
+expect "dracut: no such initramfs: a WARN with sudo dracut -f" \
+	"WARN: cannot tell whether the initramfs $T/none holds the current boot actions: No such file or directory; fix: sudo dracut -f"
+
 # --- duress sign's reminder --------------------------------------------------------
 new_action late
 err=$(duress sign --stdin --boot-dir "$B" "$B/late" 2>&1 >/dev/null <<<"$PW")
@@ -281,5 +399,9 @@ printf '#!/bin/sh\n' >"$T/elsewhere/a" && chmod 700 "$T/elsewhere/a"
 err=$(duress sign --stdin --boot-dir "$B" "$T/elsewhere/a" 2>&1 >/dev/null <<<"$PW")
 check_why "signing elsewhere: signed, and no such line" "got: $err" \
 	test -s "$T/elsewhere/a.sig" -a -z "$(grep update-initramfs <<<"$err")"
+err=$(PATH=$T/dbin "$DURESS" sign --stdin --boot-dir "$B" "$B/late" 2>&1 >/dev/null <<<"$PW")
+check_why "signing in the boot directory of a dracut machine: one line to run dracut -f" "got: $err" \
+	test "$(grep -cxF "duress: $B/late: a boot action: run sudo dracut -f so that the initramfs holds it" <<<"$err")" -eq 1 \
+	-a -z "$(grep update-initramfs <<<"$err")"
 
 tap_end
