@@ -15,7 +15,9 @@ console driven, systemd's own prompt each time:
 
   - the image holds the module's pieces (the relay, its unit and the
     systemd-cryptsetup@.service drop-in, the helper, the runner, the signed
-    actions, luks-wipe's config, cryptsetup for luks-wipe);
+    actions, luks-wipe's config, cryptsetup for luks-wipe), and `duress
+    check` says so, reading it with lsinitrd (then: stale, once luks-wipe's
+    config is edited);
   - the real passphrase unlocks; no record, nothing runs; the relay's
     directory is gone after switch-root; the console never names the project;
   - a wrong one is refused (the prompt again), then the real one unlocks;
@@ -34,6 +36,7 @@ MODULE_SRC: the source dracut/ with relay.conf).  SKIP like boot-dracut.
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -51,6 +54,51 @@ MODULE_DIR = "/usr/lib/dracut/modules.d/91pam-duress"
 RELAY_DIR = "/run/unlock-relay"
 CONF = b'add_dracutmodules+=" pam-duress "\n'
 DROP_IN = "usr/lib/systemd/system/systemd-cryptsetup@.service.d/50-relay.conf"
+
+
+# duress check against the real dracut image (lsinitrd), the boot directory
+# put back at /etc/duress-boot.d (an overlay, as boot-duress does), the
+# dracut config in a directory of its own: OK, then stale once luks-wipe's
+# config is edited.
+CHECK_INITRAMFS = debian.ETC_OVERLAY + r"""
+cp -a "$BOOT_D/." /etc/duress-boot.d/
+mkdir "$W/dracut.conf.d"
+printf '%s\n' 'add_dracutmodules+=" pam-duress "' >"$W/dracut.conf.d/pam-duress.conf"
+check() {
+	"$DURESS" check --pam-dir "$W" --user-dir "" --global-dir "" --crypttab /dev/null \
+		--dracut-conf "$W/dracut.conf.d" --initramfs "$INITRD" 2>&1 |
+		grep -e '^OK: the initramfs' -e '^ERROR: the initramfs' -e '^WARN: cannot tell' -e '^dracut ' || true
+}
+check
+echo '# edited after dracut -f' >>/etc/duress-boot.d/initramfs-luks-wipe.conf
+check
+"""
+
+
+def check_image(duress, boot_d, initrd, tmp, programs):
+    """duress check's dracut lines against the real image: OK, then stale."""
+    p = subprocess.run(["unshare", "-m", "--propagation", "private", "--", "sh", "-c", CHECK_INITRAMFS],
+                       env=dict(os.environ, W=os.path.join(tmp, "etc-ov"), BOOT_D=boot_d, DURESS=duress,
+                                INITRD=initrd),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+    lines = p.stdout.decode(errors="replace").splitlines()
+    for line in lines:
+        comment("duress check: " + line)
+    dracut = [x for x in lines if x.startswith("dracut ")]
+    image = [x for x in lines if not x.startswith("dracut ")]
+    ok(len(dracut) == 2 and all(": OK: line 1 adds the pam-duress module" in x for x in dracut),
+       "duress check: the dracut config adds the module (in place of a crypttab keyscript)", "\n".join(lines))
+    # The programs installed on this machine, if any, are not this build's.
+    first = re.match(r"^(OK|ERROR): the initramfs \S+ (?:holds|is older than \S+ \((.*)\);)",
+                     image[0] if image else "")
+    ok(first and (first.group(1) == "OK" or
+                  all(x.rsplit(" ", 1)[0] in programs for x in first.group(2).split(", "))),
+       "duress check: the dracut image (read with lsinitrd) holds the current boot actions and luks-wipe's "
+       "config", "\n".join(lines))
+    ok(len(image) == 2 and image[1].startswith("ERROR: the initramfs") and f"{WIPE}.conf changed" in image[1]
+       and "fix: sudo dracut -f" in image[1],
+       "duress check: luks-wipe's config edited since: the image is stale, fix: sudo dracut -f",
+       "\n".join(lines))
 
 
 def boot(kernel, initrd, img, passphrases, what, **kw):
@@ -144,6 +192,7 @@ def main():
            "the signed boot actions and luks-wipe's config", "missing: " + " ".join(sorted(want - listing)))
         ok(any(re.fullmatch(r"usr/s?bin/cryptsetup", p) for p in listing),
            "... and cryptsetup, for luks-wipe (a systemd initramfs has none otherwise)")
+        check_image(duress, boot_d, initrd, tmp, {helper_at, runner_at, relay_at})
 
         # --- the real passphrase -------------------------------------------------------------------
         r = boot(kernel, initrd, img, [REAL], "real")
