@@ -953,6 +953,42 @@ static void report_no_dracut(const struct duress_dracut *d, bool boot_actions)
 }
 
 /*
+ * The next line of a crypttab read into memory, split into its first four
+ * fields (NULL where there are fewer); false after the last.  strsep()
+ * keeps empty lines, so that the line numbers are right.
+ */
+static bool next_crypttab_line(char **rest, char *f[4])
+{
+	char *fsave = NULL, *l = strsep(rest, "\n");
+
+	if (!l)
+		return false;
+	for (int i = 0; i < 4; i++)
+		f[i] = strtok_r(i ? NULL : l, " \t", &fsave);
+	return true;
+}
+
+/*
+ * With dracut, no crypttab line names our keyscript: the key slots of each
+ * disk crypttab lists (Fedora lists the root's there) are reported.
+ */
+static void report_crypttab_slots(const char *path)
+{
+	static char buf[CRYPTTAB_MAX + 1];
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], prefix[sizeof(shown) + 16];
+	ssize_t len = read_small_file(path, buf, CRYPTTAB_MAX);
+	char *rest = buf, *f[4];
+
+	if (len < 0)
+		return;
+	buf[len] = '\0';
+	snprintf(prefix, sizeof(prefix), "crypttab %s", duress_escape(path, shown, sizeof(shown)));
+	while (next_crypttab_line(&rest, f))
+		if (f[0] && f[0][0] != '#' && f[1])
+			duress_keyslots_report(prefix, f[1]);
+}
+
+/*
  * The crypttab line that hands the disk-unlock prompt to our keyscript:
  * OK, or a WARN with the fix when boot actions exist and no line does (on
  * a dracut machine, report_no_dracut()'s).  A WARN only: a machine may
@@ -967,7 +1003,7 @@ static bool report_crypttab(const char *path, const struct duress_dracut *d, boo
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], name[DURESS_ESCAPED_SIZE(256)];
 	const char *why = "no line uses the keyscript";
 	ssize_t len = read_small_file(path, buf, CRYPTTAB_MAX);
-	char *rest = NULL, *l;
+	char *rest = NULL, *f[4];
 	unsigned no = 0;
 
 	duress_escape(path, shown, sizeof(shown));
@@ -979,13 +1015,8 @@ static bool report_crypttab(const char *path, const struct duress_dracut *d, boo
 		buf[len] = '\0';
 		rest = buf;
 	}
-	/* strsep() keeps empty lines, so that the line numbers are right. */
-	while (rest && (l = strsep(&rest, "\n"))) {
-		char *fsave = NULL, *f[4] = { NULL };
-
+	while (rest && next_crypttab_line(&rest, f)) {
 		no++;
-		for (int i = 0; i < 4; i++)
-			f[i] = strtok_r(i ? NULL : l, " \t", &fsave);
 		if (!f[0] || f[0][0] == '#' || !f[3] || !uses_keyscript(f[3]))
 			continue;
 		if (!say_ok)
@@ -1028,9 +1059,12 @@ static bool report_unlock_hook(const struct duress_dracut *d, const char *cryptt
 	if (!d->on)
 		return report_crypttab(crypttab ? crypttab : CRYPTTAB_DEFAULT, d, boot_actions,
 				       say_ok);
-	if (say_ok)
-		printf("dracut %s: OK: line %u adds the pam-duress module\n",
-		       duress_escape(d->file, shown, sizeof(shown)), d->line);
+	if (!say_ok)
+		return true;
+	printf("dracut %s: OK: line %u adds the pam-duress module\n",
+	       duress_escape(d->file, shown, sizeof(shown)), d->line);
+	if (boot_actions)
+		report_crypttab_slots(crypttab ? crypttab : CRYPTTAB_DEFAULT);
 	return true;
 }
 

@@ -48,7 +48,7 @@ from tap import bail, comment, diag_boot, ok, skip_all  # noqa: E402
 import tap  # noqa: E402
 import test_boot_duress as debian  # noqa: E402
 
-REAL, DURESS, NUKE, WRONG = debian.REAL, debian.DURESS, debian.NUKE, debian.WRONG
+REAL, DURESS = debian.REAL, debian.DURESS
 BOOT_DIR, RECORD_DIR, RECORD, WIPE = debian.BOOT_DIR, debian.RECORD_DIR, debian.RECORD, debian.WIPE
 MODULE_DIR = "/usr/lib/dracut/modules.d/91pam-duress"
 RELAY_DIR = "/run/unlock-relay"
@@ -88,25 +88,7 @@ def check_image(duress, boot_d, initrd, tmp, programs):
     image = [x for x in lines if not x.startswith("dracut ")]
     ok(len(dracut) == 2 and all(": OK: line 1 adds the pam-duress module" in x for x in dracut),
        "duress check: the dracut config adds the module (in place of a crypttab keyscript)", "\n".join(lines))
-    # The programs installed on this machine, if any, are not this build's.
-    first = re.match(r"^(OK|ERROR): the initramfs \S+ (?:holds|is older than \S+ \((.*)\);)",
-                     image[0] if image else "")
-    ok(first and (first.group(1) == "OK" or
-                  all(x.rsplit(" ", 1)[0] in programs for x in first.group(2).split(", "))),
-       "duress check: the dracut image (read with lsinitrd) holds the current boot actions and luks-wipe's "
-       "config", "\n".join(lines))
-    ok(len(image) == 2 and image[1].startswith("ERROR: the initramfs") and f"{WIPE}.conf changed" in image[1]
-       and "fix: sudo dracut -f" in image[1],
-       "duress check: luks-wipe's config edited since: the image is stale, fix: sudo dracut -f",
-       "\n".join(lines))
-
-
-def boot(kernel, initrd, img, passphrases, what, **kw):
-    r = bootvm.boot(kernel, initrd, img, passphrases, append=bootvm.DRACUT_APPEND,
-                    prompt=bootvm.DRACUT_PROMPT, **kw)
-    comment(f"boot, {what}: {r.seconds} s (prompts at {r.prompt_seconds}, typed at {r.typed_seconds}, "
-            f"root's init at {r.unlocked_seconds})")
-    return r
+    debian.judge_check(image, programs, "fix: sudo dracut -f")
 
 
 def initramfs_console(r):
@@ -152,13 +134,8 @@ def main():
         programs.update(bootvm.with_libraries(runner, dest=runner_at))
         root = os.path.join(tmp, "root")
         img = os.path.join(tmp, "disk.img")
-        wait = (f"had=no; [ -e {RECORD} ] && had=yes; {after_cmd}; "
-                "i=0; while [ $had = yes ] && [ ! -s /run/after-mark ] && [ $i -lt 10 ]; do "
-                "sleep 1; i=$((i+1)); done; [ $had = no ] || sleep 1; "
-                "echo marks:; cat /run/after-mark 2>/dev/null; "
-                f"[ -e {RECORD_DIR} ] && echo record-dir: still there || echo record-dir: gone")
         bootvm.make_rootfs(root, files={**bootvm.DRACUT_ROOT_FILES, **programs, **actions},
-                           after_boot=wait, show=[RECORD_DIR, RECORD, RELAY_DIR])
+                           after_boot=debian.after_boot(after_cmd), show=[RECORD_DIR, RECORD, RELAY_DIR])
         bootvm.make_luks_image(root, img, [REAL, DURESS])
 
         module = {
@@ -194,49 +171,15 @@ def main():
            "... and cryptsetup, for luks-wipe (a systemd initramfs has none otherwise)")
         check_image(duress, boot_d, initrd, tmp, {helper_at, runner_at, relay_at})
 
-        # --- the real passphrase -------------------------------------------------------------------
-        r = boot(kernel, initrd, img, [REAL], "real")
-        ok(r.unlocked and r.finished and r.prompts == 1,
-           "real passphrase: systemd's prompt, through the relay, unlocks the disk", diag_boot(r))
-        ok(r.shown.get(RECORD_DIR, "") is None and "marks:\nrecord-dir: gone" in (r.cmd_output or ""),
-           "real passphrase: no record, and the unit's command runs nothing", diag_boot(r))
-        ok(r.shown.get(RELAY_DIR, "") is None,
-           "the relay's directory is gone after switch-root", r.shown.get(RELAY_DIR))
-        ok(not naming_us(r), "the console never names the project, its programs or directories",
-           "\n".join(naming_us(r)))
+        real = debian.four_passphrases(
+            lambda image, ps, **kw: bootvm.boot(kernel, initrd, image, ps, append=bootvm.DRACUT_APPEND,
+                                                prompt=bootvm.DRACUT_PROMPT, **kw), img, tmp)
+        ok(real.shown.get(RELAY_DIR, "") is None,
+           "the relay's directory is gone after switch-root", real.shown.get(RELAY_DIR))
+        ok(not naming_us(real), "the console never names the project, its programs or directories",
+           "\n".join(naming_us(real)))
         comment("what the relay shows on the console (no quiet): " + repr(
-            [x.strip() for x in initramfs_console(r).splitlines() if "Relay" in x]))
-
-        # --- a wrong one, then the real one --------------------------------------------------------
-        r = boot(kernel, initrd, img, [WRONG, REAL], "wrong then real")
-        ok(r.prompts == 2 and r.unlocked and r.finished,
-           "wrong passphrase: refused (systemd's prompt again), then the real one unlocks", diag_boot(r))
-        ok(r.shown.get(RECORD_DIR, "") is None and "marks:\nrecord-dir: gone" in (r.cmd_output or ""),
-           "wrong passphrase: no record, nothing ran", diag_boot(r))
-
-        # --- the duress passphrase -----------------------------------------------------------------
-        r = boot(kernel, initrd, img, [DURESS], "duress")
-        ok(r.unlocked and r.finished and r.prompts == 1,
-           "duress passphrase: unlocks like the real one, at the first prompt", diag_boot(r))
-        rec_dir, rec = r.shown.get(RECORD_DIR) or "", r.shown.get(RECORD) or ""
-        ok(re.search(r"^drwx------ .* 0 +0 ", rec_dir, re.M) and re.search(r"[0-9a-f]{64} after-mark", rec)
-           and WIPE not in rec and DURESS not in rec,
-           "duress passphrase: the record (0700, root's) names after-mark with its hash, not the passphrase",
-           rec_dir + repr(rec))
-        out = r.cmd_output or ""
-        ok(out.count("after-mark ran as 0 service=unlock") == 1 and "record-dir: gone" in out,
-           "duress passphrase: the unit's command ran after-mark once, as root, and removed the record",
-           diag_boot(r))
-
-        # --- the nuke passphrase: key slots destroyed before the unlock ------------------------
-        copy = os.path.join(tmp, "copy.img")
-        bootvm.copy_image(img, copy)
-        r = boot(kernel, initrd, copy, [NUKE, REAL], "nuke then real", snapshot=False)
-        ok(not r.unlocked and r.prompts >= 2,
-           "nuke passphrase (the shipped luks-wipe, armed): refused, and then the real one is refused too",
-           diag_boot(r))
-        ok(not bootvm.test_passphrase(copy, REAL) and not bootvm.test_passphrase(copy, DURESS),
-           "nuke passphrase: afterwards no passphrase opens the disk (no usable key slot)")
+            [x.strip() for x in initramfs_console(real).splitlines() if "Relay" in x]))
 
         # --- a relay that cannot start: the disk still unlocks -------------------------------------
         broken = dict(build)
@@ -246,7 +189,9 @@ def main():
             bootvm.build_dracut_initramfs(kernel, initrd2, os.path.join(tmp, "mk2"), files=broken)
         except (RuntimeError, OSError) as e:
             bail("dracut with a relay that exits at once", e)
-        r = boot(kernel, initrd2, img, [REAL], "real, the relay failing")
+        r = debian.timed(lambda image, ps, **kw: bootvm.boot(kernel, initrd2, image, ps, append=bootvm.DRACUT_APPEND,
+                                                             prompt=bootvm.DRACUT_PROMPT, **kw),
+                         img, [REAL], "real, the relay failing")
         ok(r.unlocked and r.finished and r.prompts == 1,
            "a relay that cannot start: systemd's prompt still comes, and the real passphrase unlocks",
            diag_boot(r))

@@ -214,6 +214,89 @@ def under_plymouth(kernel, img, tmp, build, keyscript_at):
        "plymouth: the duress passphrase's after-boot action ran", diag_boot(r))
 
 
+def after_boot(after_cmd):
+    """The booted root's command: the unit's AFTER_CMD, then (bounded) what
+    it started, which runs detached, when there was a record."""
+    return (f"had=no; [ -e {RECORD} ] && had=yes; {after_cmd}; "
+            "i=0; while [ $had = yes ] && [ ! -s /run/after-mark ] && [ $i -lt 10 ]; do "
+            "sleep 1; i=$((i+1)); done; [ $had = no ] || sleep 1; "
+            "echo marks:; cat /run/after-mark 2>/dev/null; "
+            f"[ -e {RECORD_DIR} ] && echo record-dir: still there || echo record-dir: gone")
+
+
+def judge_check(lines, programs, fix):
+    """duress check's two initramfs lines, before and after luks-wipe's
+    config is edited: current (or differing only in PROGRAMS), then stale,
+    with FIX (update-initramfs -u, dracut -f)."""
+    # The helper and runner installed on this machine, if any, are not this build's.
+    first = re.match(r"^(OK|ERROR): the initramfs \S+ (?:holds|is older than \S+ \((.*)\);)",
+                     lines[0] if lines else "")
+    ok(first and (first.group(1) == "OK" or
+                  all(x.rsplit(" ", 1)[0] in programs for x in first.group(2).split(", "))),
+       "duress check: the initramfs holds the current boot actions and luks-wipe's config",
+       "\n".join(lines))
+    ok(len(lines) == 2 and lines[1].startswith("ERROR: the initramfs")
+       and f"{WIPE}.conf changed" in lines[1] and fix in lines[1],
+       f"duress check: luks-wipe's config edited since: the initramfs is stale, the config changed; {fix}",
+       "\n".join(lines))
+
+
+def timed(boot, image, passphrases, what, **kw):
+    r = boot(image, passphrases, **kw)
+    comment(f"boot, {what}: {r.seconds} s (prompts at {r.prompt_seconds}, typed at {r.typed_seconds}, "
+            f"root's init at {r.unlocked_seconds})")
+    return r
+
+
+def four_passphrases(boot, img, tmp):
+    """The real, a wrong then the real, the duress and the nuke passphrase
+    at the prompt of the initramfs that BOOT(image, passphrases, **kw)
+    boots (the keyscript's, the relay's): what each must do.  Returns the
+    real passphrase's BootResult."""
+    # --- the real passphrase: nothing runs -----------------------------------------------------
+    r = real = timed(boot, img, [REAL], "real")
+    ok(r.unlocked and r.finished and r.prompts == 1,
+       "real passphrase: the prompt unlocks the disk", diag_boot(r))
+    ok(r.shown.get(RECORD_DIR, "") is None and "marks:\nrecord-dir: gone" in (r.cmd_output or ""),
+       "real passphrase: no record, and the unit's command runs nothing", diag_boot(r))
+
+    # --- a wrong one, then the real one ----------------------------------------------------------
+    r = timed(boot, img, [WRONG, REAL], "wrong then real")
+    ok(r.prompts == 2 and r.unlocked and r.finished,
+       "wrong passphrase: refused (a second prompt), then the real one unlocks", diag_boot(r))
+    ok(r.shown.get(RECORD_DIR, "") is None and "marks:\nrecord-dir: gone" in (r.cmd_output or ""),
+       "wrong passphrase: no record, nothing ran", diag_boot(r))
+
+    # --- the duress passphrase: unlocks, the action runs once after boot ---------------------
+    r = timed(boot, img, [DURESS], "duress")
+    ok(r.unlocked and r.finished and r.prompts == 1,
+       "duress passphrase: unlocks like the real one, at the first prompt", diag_boot(r))
+    rec_dir, rec = r.shown.get(RECORD_DIR) or "", r.shown.get(RECORD) or ""
+    ok(re.search(r"^drwx------ .* 0 +0 ", rec_dir, re.M) and
+       re.search(r"^-rw------- .* 0 +0 .*record", rec_dir, re.M),
+       "duress passphrase: the record is root's, 0600 in a 0700 directory under /run", rec_dir)
+    ok(re.search(r"[0-9a-f]{64} after-mark", rec) and WIPE not in rec
+       and DURESS not in rec,
+       "duress passphrase: the record names after-mark with its hash, not the passphrase", repr(rec))
+    out = r.cmd_output or ""
+    ok(out.count("after-mark ran as 0 service=unlock") == 1 and "record-dir: gone" in out,
+       "duress passphrase: the unit's command ran after-mark once, as root, and removed the record",
+       diag_boot(r))
+
+    # --- the nuke passphrase: key slots destroyed before the unlock ------------------------
+    copy = os.path.join(tmp, "copy.img")
+    bootvm.copy_image(img, copy)
+    r = timed(boot, copy, [NUKE, REAL], "nuke then real", snapshot=False)
+    ok(not r.unlocked and r.prompts >= 2,
+       "nuke passphrase (the shipped luks-wipe, armed): refused, and then the real one is refused too",
+       diag_boot(r))
+    ok(not bootvm.test_passphrase(copy, REAL) and not bootvm.test_passphrase(copy, DURESS),
+       "nuke passphrase: afterwards no passphrase opens the disk (no usable key slot)")
+    ok(bootvm.test_passphrase(img, REAL),
+       "the original image, booted with snapshot=on, still opens with the real passphrase")
+    return real
+
+
 def main():
     if len(sys.argv) != 9:
         print("usage: test_boot_duress.py CACHE DURESS HELPER RUNNER KEYSCRIPT HOOK UNIT EXAMPLES",
@@ -248,13 +331,7 @@ def main():
         # runner; after boot, the unit's command, then (bounded) what it started.
         root = os.path.join(tmp, "root")
         img = os.path.join(tmp, "disk.img")
-        # What the unit started runs detached: wait (bounded) for it when there was a record.
-        wait = (f"had=no; [ -e {RECORD} ] && had=yes; {after_cmd}; "
-                "i=0; while [ $had = yes ] && [ ! -s /run/after-mark ] && [ $i -lt 10 ]; do "
-                "sleep 1; i=$((i+1)); done; [ $had = no ] || sleep 1; "
-                "echo marks:; cat /run/after-mark 2>/dev/null; "
-                f"[ -e {RECORD_DIR} ] && echo record-dir: still there || echo record-dir: gone")
-        bootvm.make_rootfs(root, files={**programs, **actions}, after_boot=wait,
+        bootvm.make_rootfs(root, files={**programs, **actions}, after_boot=after_boot(after_cmd),
                            show=[RECORD_DIR, RECORD, "/run/plymouth"])
         bootvm.make_luks_image(root, img, [REAL, DURESS])
         ok(bootvm.test_passphrase(img, REAL) and bootvm.test_passphrase(img, DURESS)
@@ -300,64 +377,9 @@ def main():
         else:
             for line in lines:
                 comment("duress check: " + line)
-            # The helper and runner installed on this machine, if any, are not this build's.
-            progs = {helper_at, runner_at}
-            first = re.match(r"^(OK|ERROR): the initramfs \S+ (?:holds|is older than \S+ \((.*)\);)",
-                             lines[0] if lines else "")
-            ok(first and (first.group(1) == "OK" or
-                          all(x.rsplit(" ", 1)[0] in progs for x in first.group(2).split(", "))),
-               "duress check: the initramfs holds the current boot actions and luks-wipe's config",
-               "\n".join(lines))
-            ok(len(lines) == 2 and lines[1].startswith("ERROR: the initramfs")
-               and f"{WIPE}.conf changed" in lines[1],
-               "duress check: luks-wipe's config edited since: the initramfs is stale, the config changed",
-               "\n".join(lines))
+            judge_check(lines, {helper_at, runner_at}, "fix: sudo update-initramfs -u")
 
-        # --- the real passphrase: nothing runs -----------------------------------------------------
-        r = bootvm.boot(kernel, initrd, img, [REAL])
-        comment(f"boot, real: {r.seconds} s (prompt at {r.prompt_seconds})")
-        ok(r.unlocked and r.finished and r.prompts == 1,
-           "real passphrase: the keyscript's prompt unlocks the disk", diag_boot(r))
-        ok(r.shown.get(RECORD_DIR, "") is None and "marks:\nrecord-dir: gone" in (r.cmd_output or ""),
-           "real passphrase: no record, and the unit's command runs nothing", diag_boot(r))
-
-        # --- a wrong one, then the real one ----------------------------------------------------------
-        r = bootvm.boot(kernel, initrd, img, [WRONG, REAL])
-        comment(f"boot, wrong then real: {r.seconds} s (prompts at {r.prompt_seconds})")
-        ok(r.prompts == 2 and r.unlocked and r.finished,
-           "wrong passphrase: refused (a second prompt), then the real one unlocks", diag_boot(r))
-        ok(r.shown.get(RECORD_DIR, "") is None and "marks:\nrecord-dir: gone" in (r.cmd_output or ""),
-           "wrong passphrase: no record, nothing ran", diag_boot(r))
-
-        # --- the duress passphrase: unlocks, the action runs once after boot ---------------------
-        r = bootvm.boot(kernel, initrd, img, [DURESS])
-        comment(f"boot, duress: {r.seconds} s (prompt at {r.prompt_seconds})")
-        ok(r.unlocked and r.finished and r.prompts == 1,
-           "duress passphrase: unlocks like the real one, at the first prompt", diag_boot(r))
-        rec_dir, rec = r.shown.get(RECORD_DIR) or "", r.shown.get(RECORD) or ""
-        ok(re.search(r"^drwx------ .* 0 +0 ", rec_dir, re.M) and
-           re.search(r"^-rw------- .* 0 +0 .*record", rec_dir, re.M),
-           "duress passphrase: the record is root's, 0600 in a 0700 directory under /run", rec_dir)
-        ok(re.search(r"[0-9a-f]{64} after-mark", rec) and WIPE not in rec
-           and DURESS not in rec,
-           "duress passphrase: the record names after-mark with its hash, not the passphrase", repr(rec))
-        out = r.cmd_output or ""
-        ok(out.count("after-mark ran as 0 service=unlock") == 1 and "record-dir: gone" in out,
-           "duress passphrase: the unit's command ran after-mark once, as root, and removed the record",
-           diag_boot(r))
-
-        # --- the nuke passphrase: key slots destroyed before the unlock ------------------------
-        copy = os.path.join(tmp, "copy.img")
-        bootvm.copy_image(img, copy)
-        r = bootvm.boot(kernel, initrd, copy, [NUKE, REAL], snapshot=False)
-        comment(f"boot, nuke then real: {r.seconds} s (prompts at {r.prompt_seconds})")
-        ok(not r.unlocked and r.prompts >= 2,
-           "nuke passphrase (the shipped luks-wipe, armed): refused, and then the real one is refused too",
-           diag_boot(r))
-        ok(not bootvm.test_passphrase(copy, REAL) and not bootvm.test_passphrase(copy, DURESS),
-           "nuke passphrase: afterwards no passphrase opens the disk (no usable key slot)")
-        ok(bootvm.test_passphrase(img, REAL),
-           "the original image, booted with snapshot=on, still opens with the real passphrase")
+        four_passphrases(lambda image, ps, **kw: bootvm.boot(kernel, initrd, image, ps, **kw), img, tmp)
         under_plymouth(kernel, img, tmp, build, keyscript_at)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
