@@ -300,6 +300,10 @@ if [ "$(id -u)" -eq 0 ]; then
 	mkdir "$T/dracut.on" "$T/dbin"
 	printf 'add_dracutmodules+=" pam-duress "\n' >"$T/dracut.on/pam-duress.conf"
 	printf '#!/bin/sh\nexit 1\n' >"$T/dbin/dracut" && chmod 755 "$T/dbin/dracut"
+	# PATH is $T/dbin alone: the valgrind step's wrapper must be found there too
+	# (a script that runs it by its full path: Debian's valgrind is one that runs $0.bin).
+	[ -z "$WRAP" ] || { printf '#!/bin/sh\nexec %s "$@"\n' "$(command -v "${WRAP%% *}")" >"$T/dbin/${WRAP%% *}" &&
+		chmod 755 "$T/dbin/${WRAP%% *}"; }
 	DREMINDER="next: sudo dracut -f (the initramfs holds a copy of the boot actions and their configs)"
 	out=$(echo "$PW" | duress add alert --boot --force --boot-dir "$BD" --crypttab "$T/crypttab.plain" \
 		--dracut-conf "$T/dracut.on" --no-edit "${BOOT_OPTS[@]}" 2>"$T/berr")

@@ -24,6 +24,10 @@ mkdir "$T/itools" "$T/dbin"
 printf '#!/bin/sh\nexit 1\n' >"$T/itools/update-initramfs"
 cp "$T/itools/update-initramfs" "$T/dbin/dracut"
 chmod 755 "$T/itools/update-initramfs" "$T/dbin/dracut"
+# The dracut machine's PATH is $T/dbin alone: the valgrind step's wrapper must be found there too
+# (a script that runs it by its full path: Debian's valgrind is one that runs $0.bin).
+[ -z "$WRAP" ] || { printf '#!/bin/sh\nexec %s "$@"\n' "$(command -v "${WRAP%% *}")" >"$T/dbin/${WRAP%% *}" &&
+	chmod 755 "$T/dbin/${WRAP%% *}"; }
 export PATH=$T/itools:$PATH
 
 PW=Boot-pw-1
