@@ -153,40 +153,6 @@ static bool one_line(const char *text, size_t len, const char *prefix, size_t *s
 	return found == 1;
 }
 
-/* Reads relay_dir/name whole: its length, or -errno (-EFBIG: too big). */
-static ssize_t read_question(struct relay *r, const char *name, char *buf, size_t size,
-			     mode_t *mode)
-{
-	struct stat st;
-	size_t len = 0;
-	ssize_t n;
-	int fd = openat(r->relay_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	*mode = st.st_mode & 0644;
-	while ((n = read(fd, buf + len, size - len)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			n = -errno;
-			close(fd);
-			return n;
-		}
-		len += (size_t)n;
-		if (len == size) {
-			close(fd);
-			return -EFBIG;
-		}
-	}
-	close(fd);
-	return (ssize_t)len;
-}
-
 /*
  * The asker's socket as the relay reaches it: Socket= names a path in
  * AGENT_DIR as the asker sees it (RELAY_DIR bound there), a file name in
@@ -254,16 +220,16 @@ static int post_copy(struct relay *r, const char *name, const char *text, size_t
  */
 static void on_question(struct relay *r, const char *name, bool pass_through)
 {
-	char text[RELAY_ASK_MAX] = { 0 }, target[SUN_PATH_SIZE];
+	char text[RELAY_ASK_MAX + 1] = { 0 }, target[SUN_PATH_SIZE];
 	struct relayed *q = find(r, name);
 	size_t s, e, is, ie;
-	mode_t mode = 0644;
+	struct stat st;
 	ssize_t len;
 	int rc;
 
 	if (q && !pass_through)
 		return; /* seen already (a rescan, or both inotify events) */
-	len = read_question(r, name, text, sizeof(text), &mode);
+	len = duress_read_small_at(r->relay_fd, name, O_NOFOLLOW, text, sizeof(text) - 1, &st);
 	if (len == -ENOENT)
 		return; /* withdrawn already */
 	if (len < 0 || memchr(text, '\0', (size_t)len) ||
@@ -293,7 +259,7 @@ static void on_question(struct relay *r, const char *name, bool pass_through)
 			memcpy(q->target, target, sizeof(target));
 		}
 	}
-	rc = post_copy(r, name, text, (size_t)len, s, e, q ? q->own : target, mode);
+	rc = post_copy(r, name, text, (size_t)len, s, e, q ? q->own : target, st.st_mode & 0644);
 	sodium_memzero(text, sizeof(text));
 	if (rc < 0) {
 		duress_log(&r->lg, LOG_ERR, "%s: cannot post the question to %s: %s", name,

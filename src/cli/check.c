@@ -16,6 +16,7 @@
 #include "core/account.h"
 #include "core/boot.h"
 #include "core/escape.h"
+#include "core/write.h"
 #include "core/opts.h"
 #include "core/policy.h"
 #include "core/safe_open.h"
@@ -906,32 +907,6 @@ static bool uses_keyscript(char *options)
 	return false;
 }
 
-/* Reads a whole small file; its length, or -errno (-EFBIG past max). */
-static ssize_t read_small_file(const char *path, char *buf, size_t max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	size_t len = 0;
-	struct stat st;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	while (len <= max) {
-		ssize_t n = read(fd, buf + len, max + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	return len > max ? -EFBIG : (ssize_t)len;
-}
-
 /*
  * On a dracut machine without our module, the line report_crypttab() says
  * instead of its own: the fix is dracut's config, not a keyscript= that
@@ -976,7 +951,7 @@ static void report_crypttab_slots(const char *path)
 {
 	static char buf[CRYPTTAB_MAX + 1];
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], prefix[sizeof(shown) + 16];
-	ssize_t len = read_small_file(path, buf, CRYPTTAB_MAX);
+	ssize_t len = duress_read_small_at(AT_FDCWD, path, 0, buf, CRYPTTAB_MAX, NULL);
 	char *rest = buf, *f[4];
 
 	if (len < 0)
@@ -1002,7 +977,7 @@ static bool report_crypttab(const char *path, const struct duress_dracut *d, boo
 	static char buf[CRYPTTAB_MAX + 1];
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], name[DURESS_ESCAPED_SIZE(256)];
 	const char *why = "no line uses the keyscript";
-	ssize_t len = read_small_file(path, buf, CRYPTTAB_MAX);
+	ssize_t len = duress_read_small_at(AT_FDCWD, path, 0, buf, CRYPTTAB_MAX, NULL);
 	char *rest = NULL, *f[4];
 	unsigned no = 0;
 

@@ -26,6 +26,39 @@ int duress_write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+ssize_t duress_read_small_at(int dir_fd, const char *name, int open_flags, char *buf, size_t max,
+			     struct stat *st)
+{
+	int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | open_flags);
+	struct stat own;
+	size_t len = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (!st)
+		st = &own;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	while (len <= max) {
+		ssize_t n = read(fd, buf + len, max + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	return len > max ? -EFBIG : (ssize_t)len;
+}
+
 /* ".NAME.RANDOM": hidden, so neither the module nor duress check takes it for an action. */
 static int temp_name(const char *name, char *buf, size_t size)
 {

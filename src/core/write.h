@@ -11,6 +11,19 @@
  */
 int duress_write_all(int fd, const void *data, size_t len);
 
+struct stat;
+
+/*
+ * Reads the whole of dir_fd's entry name (AT_FDCWD: a path), a regular
+ * file of at most max bytes, into buf (max + 1 bytes: one more, to tell a
+ * longer file).  open_flags are added to O_RDONLY|O_CLOEXEC|O_NONBLOCK
+ * (O_NOFOLLOW where a link must not be followed); *st, when not NULL, is its
+ * fstat().  Returns its length, or -errno: -EINVAL not a regular file,
+ * -EFBIG longer than max.
+ */
+ssize_t duress_read_small_at(int dir_fd, const char *name, int open_flags, char *buf, size_t max,
+			     struct stat *st);
+
 /*
  * Replaces dir_fd's entry name with a file holding data, atomically: a new
  * temporary file beside it (O_EXCL|O_NOFOLLOW, so nothing planted there is
