@@ -787,6 +787,13 @@ def boot(kernel, initrd, image, passphrases, name=NAME, snapshot=True, timeout=9
                       cmd_output=cmd_output, cmd_status=int(m.group(1)) if m else None, shown=shown)
 
 
+def booter(kernel, initrd, dracut=False):
+    """boot() of INITRD with KERNEL as a function of (image, passphrases,
+    **kw); DRACUT: with DRACUT_APPEND and DRACUT_PROMPT."""
+    extra = {"append": DRACUT_APPEND, "prompt": DRACUT_PROMPT} if dracut else {}
+    return lambda image, passphrases, **kw: boot(kernel, initrd, image, passphrases, **extra, **kw)
+
+
 # --- CLI -----------------------------------------------------------------------------------------------------
 
 def _demo(cache, work, passphrases):

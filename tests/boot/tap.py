@@ -55,3 +55,11 @@ def diag_boot(r, lines=30):
     return (f"unlocked={r.unlocked} finished={r.finished} prompts={r.prompts} typed={r.typed} "
             f"timed_out={r.timed_out} rc={r.returncode} {r.seconds} s\n"
             f"--- console tail:\n{r.tail(lines)}")
+
+
+def timed(boot, image, passphrases, what, **kw):
+    """BOOT(image, passphrases, **kw) (bootvm.booter()), its times as a comment."""
+    r = boot(image, passphrases, **kw)
+    comment(f"boot, {what}: {r.seconds} s (prompts at {r.prompt_seconds}, typed at {r.typed_seconds}, "
+            f"root's init at {r.unlocked_seconds})")
+    return r

@@ -37,7 +37,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bootvm  # noqa: E402
-from tap import bail, comment, diag_boot, ok, skip_all  # noqa: E402
+from tap import bail, comment, diag_boot, ok, skip_all, timed  # noqa: E402
 import tap  # noqa: E402
 
 REAL = "correct horse 19"
@@ -73,14 +73,6 @@ WANTED = [
     "usr/lib/dracut-crypt-lib.sh",
     HOOK.lstrip("/"),  # files= and dracut_args= (--include) reach the image
 ]
-
-
-def boot(kernel, initrd, img, passphrases, what, **kw):
-    r = bootvm.boot(kernel, initrd, img, passphrases, append=bootvm.DRACUT_APPEND,
-                    prompt=bootvm.DRACUT_PROMPT, **kw)
-    comment(f"boot, {what}: {r.seconds} s (prompts at {r.prompt_seconds}, typed at {r.typed_seconds}, "
-            f"root's init at {r.unlocked_seconds})")
-    return r
 
 
 def main():
@@ -142,8 +134,10 @@ def main():
         comment("cryptsetup (the CLI) in the image: "
                 + (", ".join(p for p in paths if p.endswith("/cryptsetup")) or "no"))
 
+        dracut = bootvm.booter(kernel, initrd, dracut=True)
+
         # --- the real passphrase -------------------------------------------------------------------------
-        r = boot(kernel, initrd, img, [REAL], "real passphrase")
+        r = timed(dracut, img, [REAL], "real passphrase")
         ok(r.unlocked and r.finished and r.prompts == 1 and r.returncode == 0,
            "the real passphrase unlocks at systemd's prompt; the root's init runs and powers off",
            diag_boot(r))
@@ -162,7 +156,7 @@ def main():
                 comment("generated unit: " + line)
 
         # --- a wrong one, then the real one ----------------------------------------------------------------
-        r = boot(kernel, initrd, img, [WRONG, REAL], "wrong then real")
+        r = timed(dracut, img, [WRONG, REAL], "wrong then real")
         p = bootvm.DRACUT_PROMPT.decode()
         second = r.transcript.find(p, r.transcript.find(p) + 1)
         ok(r.prompts == 2 and 0 < second < r.transcript.find(bootvm.MARK_OK),
@@ -170,11 +164,11 @@ def main():
         ok(r.unlocked and r.finished, "then the real passphrase unlocks", diag_boot(r))
 
         # --- key slot 1 --------------------------------------------------------------------------------------
-        r = boot(kernel, initrd, img, [SECOND], "key slot 1")
+        r = timed(dracut, img, [SECOND], "key slot 1")
         ok(r.unlocked and r.finished and r.prompts == 1, "the passphrase of key slot 1 unlocks", diag_boot(r))
 
         # --- three wrong: systemd-cryptsetup gives up, the boot ends ----------------------------------------
-        r = boot(kernel, initrd, img, [WRONG, WRONG, WRONG], "three wrong", timeout=60)
+        r = timed(dracut, img, [WRONG, WRONG, WRONG], "three wrong", timeout=60)
         ok(r.prompts == 3 and not r.unlocked,
            "three wrong passphrases: three prompts (systemd-cryptsetup's tries=3), no fourth, no root",
            diag_boot(r))

@@ -44,7 +44,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bootvm  # noqa: E402
-from tap import bail, comment, diag_boot, ok, skip_all  # noqa: E402
+from tap import bail, comment, diag_boot, ok, skip_all, timed  # noqa: E402
 import tap  # noqa: E402
 import test_boot_duress as debian  # noqa: E402
 
@@ -172,9 +172,7 @@ def main():
            "... and cryptsetup, for luks-wipe (a systemd initramfs has none otherwise)")
         check_image(duress, boot_d, initrd, tmp, {helper_at, runner_at, relay_at})
 
-        real = debian.four_passphrases(
-            lambda image, ps, **kw: bootvm.boot(kernel, initrd, image, ps, append=bootvm.DRACUT_APPEND,
-                                                prompt=bootvm.DRACUT_PROMPT, **kw), img, tmp)
+        real = debian.four_passphrases(bootvm.booter(kernel, initrd, dracut=True), img, tmp)
         ok(real.shown.get(RELAY_DIR, "") is None,
            "the relay's directory is gone after switch-root", real.shown.get(RELAY_DIR))
         ok(not naming_us(real), "the console never names the project",
@@ -190,9 +188,7 @@ def main():
             bootvm.build_dracut_initramfs(kernel, initrd2, os.path.join(tmp, "mk2"), files=broken)
         except (RuntimeError, OSError) as e:
             bail("dracut with a relay that exits at once", e)
-        r = debian.timed(lambda image, ps, **kw: bootvm.boot(kernel, initrd2, image, ps, append=bootvm.DRACUT_APPEND,
-                                                             prompt=bootvm.DRACUT_PROMPT, **kw),
-                         img, [REAL], "real, the relay failing")
+        r = timed(bootvm.booter(kernel, initrd2, dracut=True), img, [REAL], "real, the relay failing")
         ok(r.unlocked and r.finished and r.prompts == 1,
            "a relay that cannot start: systemd's prompt still comes, and the real passphrase unlocks",
            diag_boot(r))

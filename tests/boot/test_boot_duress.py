@@ -59,7 +59,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bootvm  # noqa: E402
-from tap import bail, comment, diag_boot, ok, skip, skip_all  # noqa: E402
+from tap import bail, comment, diag_boot, ok, skip, skip_all, timed  # noqa: E402
 import tap  # noqa: E402
 
 REAL = "real unlock pass"
@@ -241,13 +241,6 @@ def judge_check(lines, programs, fix):
        "\n".join(lines))
 
 
-def timed(boot, image, passphrases, what, **kw):
-    r = boot(image, passphrases, **kw)
-    comment(f"boot, {what}: {r.seconds} s (prompts at {r.prompt_seconds}, typed at {r.typed_seconds}, "
-            f"root's init at {r.unlocked_seconds})")
-    return r
-
-
 def four_passphrases(boot, img, tmp):
     """The real, a wrong then the real, the duress and the nuke passphrase
     at the prompt of the initramfs that BOOT(image, passphrases, **kw)
@@ -379,7 +372,7 @@ def main():
                 comment("duress check: " + line)
             judge_check(lines, {helper_at, runner_at}, "fix: sudo update-initramfs -u")
 
-        four_passphrases(lambda image, ps, **kw: bootvm.boot(kernel, initrd, image, ps, **kw), img, tmp)
+        four_passphrases(bootvm.booter(kernel, initrd), img, tmp)
         under_plymouth(kernel, img, tmp, build, keyscript_at)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
