@@ -54,6 +54,7 @@
 #include "boot/unlock.h"
 #include "core/boot.h"
 #include "core/log.h"
+#include "core/wait.h"
 #include "core/write.h"
 
 /* The helper the relay starts; a test build names the build tree's. */
@@ -279,23 +280,6 @@ static void on_withdrawn(struct relay *r, const char *name)
 	(void)unlinkat(r->agent_fd, name, 0);
 }
 
-/* Waits for pid at most seconds, then kills it. */
-static void wait_bounded(pid_t pid, unsigned seconds)
-{
-	const struct timespec tick = { 0, 50L * 1000 * 1000 };
-
-	for (unsigned i = 0; i < seconds * 20; i++) {
-		pid_t w = waitpid(pid, NULL, WNOHANG);
-
-		if (w == pid || (w < 0 && errno != EINTR))
-			return;
-		nanosleep(&tick, NULL);
-	}
-	kill(pid, SIGKILL);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-}
-
 /* unlock-helper BOOT_DIR with pass (len bytes) on its stdin; bounded. */
 static void check_password(struct relay *r, const char *pass, size_t len)
 {
@@ -325,7 +309,7 @@ static void check_password(struct relay *r, const char *pass, size_t len)
 	/* A helper gone early (missing, failing) takes nothing more: EPIPE, ignored. */
 	(void)duress_write_all(p[1], pass, len);
 	close(p[1]);
-	wait_bounded(pid, RELAY_HELPER_SECONDS);
+	(void)duress_wait_bounded(pid, NULL, RELAY_HELPER_SECONDS * 1000L);
 }
 
 /* Whether the answer came from root (SCM_CREDENTIALS, which SO_PASSCRED has the kernel add). */

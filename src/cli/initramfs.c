@@ -22,6 +22,7 @@
 #include "core/boot.h"
 #include "core/escape.h"
 #include "core/opts.h"
+#include "core/wait.h"
 #include "cli/dracut.h"
 
 #define UNPACK_TIMEOUT_MS 60000
@@ -61,14 +62,6 @@ struct compare {
 	const char *fix;
 	char why_buf[128]; /* where a why naming the unpacker is written */
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The child: its own process group (killed whole on a timeout), no output, no shell. */
 static void run_unpacker(const struct unpacker *u, const char *prog, const char *image,
@@ -112,9 +105,8 @@ static int unpack(const struct unpacker *u, const char *image, const char *dir, 
 		  struct compare *c)
 {
 	char prog[PATH_MAX];
-	long long deadline;
-	int status = 0;
-	pid_t pid, r;
+	int status = 0, r;
+	pid_t pid;
 
 	if (!duress_find_program(u->name, prog, sizeof(prog)))
 		return unpack_failed(c, u, "is not installed (not found in PATH)");
@@ -127,19 +119,11 @@ static int unpack(const struct unpacker *u, const char *image, const char *dir, 
 	if (pid == 0)
 		run_unpacker(u, prog, image, dir, tmp);
 	(void)setpgid(pid, pid);
-	deadline = now_ms() + UNPACK_TIMEOUT_MS;
-	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && now_ms() < deadline) {
-		struct timespec tick = { .tv_nsec = 10000000L }; /* 10 ms */
-
-		nanosleep(&tick, NULL);
-	}
+	r = duress_wait_bounded(pid, &status, UNPACK_TIMEOUT_MS);
 	/* Whatever is left of its group (a decompressor, cpio) goes too. */
 	(void)kill(-pid, SIGKILL);
-	if (r == 0) {
-		(void)kill(pid, SIGKILL);
-		(void)waitpid(pid, &status, 0);
+	if (r == -ETIMEDOUT)
 		return unpack_failed(c, u, "took longer than 60 s");
-	}
 	if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return unpack_failed(c, u, "failed on it");
 	return 0;

@@ -20,6 +20,7 @@
 #endif
 
 #include "core/account.h"
+#include "core/wait.h"
 #include "core/write.h"
 
 /* pam_unix's helper (setgid shadow), at the path it runs it from on Debian and Fedora. */
@@ -111,33 +112,6 @@ static _Noreturn void exec_chkpwd(int in, char *user)
 	_exit(127);
 }
 
-/* Waits for the child until CHKPWD_TIMEOUT_MS have passed, then kills it; 0 or -1. */
-static int wait_bounded(pid_t pid, int *status)
-{
-	const struct timespec step = { .tv_nsec = 5000000L }; /* 5 ms between looks */
-	struct timespec start, now;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-
-		if (r == pid)
-			return 0;
-		if (r < 0 && errno != EINTR)
-			return -1;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >=
-		    CHKPWD_TIMEOUT_MS)
-			break;
-		nanosleep(&step, NULL);
-	}
-	/* It ignores SIGTERM and SIGINT: only SIGKILL ends it. */
-	kill(pid, SIGKILL);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-	return -1;
-}
-
 /*
  * What unix_chkpwd answers for user (the caller's own account) and pw:
  * exit PAM_SUCCESS for the password, PAM_AUTH_ERR for another one; any
@@ -164,7 +138,8 @@ static int helper_check(char *user, const struct duress_password *pw, const char
 		*why = "cannot fork to run unix_chkpwd";
 		return -1;
 	}
-	if (wait_bounded(pid, &status) < 0) {
+	/* unix_chkpwd ignores SIGTERM and SIGINT: the wait ends it with SIGKILL. */
+	if (duress_wait_bounded(pid, &status, CHKPWD_TIMEOUT_MS) < 0) {
 		*why = "unix_chkpwd did not answer in time";
 		return -1;
 	}
