@@ -91,18 +91,26 @@ static int run_as_root(const struct unlock_paths *p, const struct duress_job *jo
 	return r;
 }
 
-/* The record's directory: made root's 0700, or found so (not a link); 0 or -errno. */
-static int make_record_dir(const char *path)
+/*
+ * The record's directory, made root's 0700 or found so (not a link: opened
+ * with O_NOFOLLOW, then judged and fixed through the descriptor).  Returns
+ * the open directory, or -errno.
+ */
+static int open_record_dir(const char *path)
 {
 	struct stat st;
+	int fd;
 
 	if (mkdir(path, 0700) < 0 && errno != EEXIST)
 		return -errno;
-	if (lstat(path, &st) < 0)
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != 0)
+	if (fstat(fd, &st) < 0 || st.st_uid != 0 || fchmod(fd, 0700) < 0) {
+		close(fd);
 		return -ENOTDIR;
-	return chmod(path, 0700) < 0 ? -errno : 0;
+	}
+	return fd;
 }
 
 static void to_hex(const unsigned char hash[DURESS_HASH_LEN], char hex[UNLOCK_HASH_HEX + 1])
@@ -153,33 +161,43 @@ bad:
 }
 
 /*
+ * A record (root's regular file, group and others without access, not a
+ * link, at most UNLOCK_RECORD_MAX bytes) read whole into buf
+ * (UNLOCK_RECORD_MAX + 1 bytes).  Returns its length, or -errno: -ENOENT
+ * for none, -EBADMSG for one that is not to be read.
+ */
+static ssize_t read_record(const char *path, char *buf)
+{
+	struct stat st;
+	ssize_t len = duress_read_small_at(AT_FDCWD, path, O_NOFOLLOW, buf, UNLOCK_RECORD_MAX, &st);
+
+	if (len == -EINVAL || len == -EFBIG || len == -ELOOP ||
+	    (len >= 0 && (st.st_uid != 0 || (st.st_mode & 077))))
+		return -EBADMSG;
+	return len;
+}
+
+/*
  * What an earlier try of this boot recorded (another duress passphrase, or
- * the same one before a typo), read into buf (UNLOCK_RECORD_MAX bytes) and
- * parsed into *e: kept, so that no try's actions are lost.  A record that
- * is not root's regular file, or is malformed, is dropped (0 entries).
- * Returns its length, or -errno.
+ * the same one before a typo), read into buf and parsed into *e: kept, so
+ * that no try's actions are lost.  A record that is not to be read, or is
+ * malformed, is dropped (0 entries).  Returns its length, or -errno.
  */
 static ssize_t read_old_record(const char *path, char *buf, struct record_entry **e, int *n)
 {
-	struct stat st;
-	ssize_t len = 0;
-	int in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	ssize_t len = read_record(path, buf);
 
 	*e = NULL;
 	*n = 0;
-	if (in < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (fstat(in, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
-	    st.st_size <= (off_t)UNLOCK_RECORD_MAX)
-		len = read(in, buf, UNLOCK_RECORD_MAX);
-	close(in);
+	if (len == -ENOENT || len == -EBADMSG)
+		return 0;
 	if (len > 0)
 		*n = parse_record(buf, (size_t)len, e);
 	if (*n == -ENOMEM)
 		return -ENOMEM;
 	if (len <= 0 || *n <= 0) {
 		*n = 0;
-		return 0;
+		return len < 0 ? len : 0;
 	}
 	return len;
 }
@@ -197,49 +215,42 @@ static bool recorded(const struct record_entry *e, int n, const struct duress_ac
  * Writes the record: one entry per matched after-boot action, "HEX NAME\0"
  * (HEX: the verified content hash; never the passphrase), after what an
  * earlier try recorded (each entry once, so that the record stays within
- * UNLOCK_RECORD_MAX whatever the number of tries), through a temporary file
- * renamed over it: the unit never reads half a record.  0 or -errno.
+ * UNLOCK_RECORD_MAX whatever the number of tries), atomically
+ * (duress_write_file_at): the unit never reads half a record.  0 or -errno.
  */
 static int write_record(const struct unlock_paths *p, const struct duress_dir *dir)
 {
-	char tmp[PATH_MAX], hex[UNLOCK_HASH_HEX + 1];
-	char *old = calloc(1, UNLOCK_RECORD_MAX);
+	const char *name = strrchr(p->record, '/') ? strrchr(p->record, '/') + 1 : p->record;
+	char *buf = calloc(1, UNLOCK_RECORD_MAX + 1);
 	struct record_entry *e = NULL;
-	ssize_t old_len = 0;
-	int fd = -1, n_old = 0, r = old ? make_record_dir(p->record_dir) : -ENOMEM;
+	ssize_t len = 0;
+	int dfd = -1, n_old = 0, r = buf ? 0 : -ENOMEM;
 
-	if (r == 0 &&
-	    snprintf(tmp, sizeof(tmp), "%s/.record.XXXXXX", p->record_dir) >= (int)sizeof(tmp))
-		r = -ENAMETOOLONG;
-	if (r == 0 && (old_len = read_old_record(p->record, old, &e, &n_old)) < 0)
-		r = (int)old_len;
-	if (r == 0 && (fd = mkostemp(tmp, O_CLOEXEC)) < 0) /* 0600 */
-		r = -errno;
-	if (r == 0 && old_len > 0)
-		r = duress_write_all(fd, old, (size_t)old_len);
+	if (r == 0 && (len = read_old_record(p->record, buf, &e, &n_old)) < 0)
+		r = (int)len;
 	for (size_t i = 0; i < dir->n_actions && r == 0; i++) {
 		const struct duress_action *a = &dir->actions[i];
+		size_t need = UNLOCK_HASH_HEX + 1 + strlen(a->name) + 1;
 
 		if (!a->matched || before_unlock(a->name) || recorded(e, n_old, a))
 			continue;
-		to_hex(a->content_hash, hex);
-		hex[UNLOCK_HASH_HEX] = ' ';
-		r = duress_write_all(fd, hex, sizeof(hex));
-		if (r == 0)
-			r = duress_write_all(fd, a->name, strlen(a->name) + 1);
+		if ((size_t)len + need > UNLOCK_RECORD_MAX) {
+			r = -EFBIG;
+			break;
+		}
+		to_hex(a->content_hash, buf + len);
+		buf[len + UNLOCK_HASH_HEX] = ' ';
+		memcpy(buf + len + UNLOCK_HASH_HEX + 1, a->name, strlen(a->name) + 1);
+		len += (ssize_t)need;
 	}
-	if (fd >= 0) {
-		if (r == 0 && fchmod(fd, 0600) < 0)
-			r = -errno;
-		if (close(fd) < 0 && r == 0)
-			r = -errno;
-		if (r == 0 && rename(tmp, p->record) < 0)
-			r = -errno;
-		if (r < 0)
-			(void)unlink(tmp);
-	}
+	if (r == 0 && (dfd = open_record_dir(p->record_dir)) < 0)
+		r = dfd;
+	if (r == 0)
+		r = duress_write_file_at(dfd, name, buf, (size_t)len, 0600, 0, 0);
+	if (dfd >= 0)
+		close(dfd);
 	free(e);
-	free(old);
+	free(buf);
 	return r;
 }
 
@@ -265,13 +276,13 @@ static int act_on_matches(const struct unlock_paths *p, const struct duress_dir 
 			  const struct duress_log *lg)
 {
 	struct duress_job *jobs = NULL;
-	size_t n_after = matched_jobs(dir, false, &jobs), n_before;
+	size_t n_before;
+	bool after = false;
 	int r = 0;
 
-	if (dir->n_actions > 0 && !jobs)
-		return -ENOMEM;
-	free(jobs);
-	if (n_after > 0 && (r = write_record(p, dir)) < 0) {
+	for (size_t i = 0; i < dir->n_actions; i++)
+		after = after || (dir->actions[i].matched && !before_unlock(dir->actions[i].name));
+	if (after && (r = write_record(p, dir)) < 0) {
 		errno = -r;
 		duress_log(lg, LOG_ERR, "cannot write %s: %m", p->record);
 	}
@@ -328,15 +339,13 @@ int unlock_at_prompt(const struct unlock_paths *p, const char *pass, size_t len,
 	r = r < 0 ? r : d;
 	if (r == 0 && duress_dir_loaded(&dir)) {
 		if (too_long) {
-			/* Hashes everything a try would, so that this one costs what the others do. */
-			matches = duress_dir_hash(&dir);
+			/* Hashes and seals everything a try would: it costs what the others do, matching nothing. */
+			matches = duress_dir_hash_sealed(&dir);
 		} else {
 			matches = duress_dir_verify(
 				&dir, (const unsigned char(*)[DURESS_KEY_LEN])kdf.keys, pass, len);
 		}
 		duress_dir_log_skips(&dir, lg);
-		if (too_long && matches > 0)
-			matches = 0;
 		if (matches < 0)
 			r = matches;
 	}
@@ -360,34 +369,16 @@ int unlock_at_prompt(const struct unlock_paths *p, const char *pass, size_t len,
  * removed, with its directory.  Returns its length (0: no record), or
  * -errno; -EBADMSG for one that is not to be read.
  */
-static ssize_t take_record(const struct unlock_paths *p, char *buf, size_t size)
+static ssize_t take_record(const struct unlock_paths *p, char *buf)
 {
 	char taken[PATH_MAX];
-	struct stat st;
-	ssize_t n = 0;
-	int fd;
+	ssize_t n;
 
 	if (snprintf(taken, sizeof(taken), "%s/.taken", p->record_dir) >= (int)sizeof(taken))
 		return -ENAMETOOLONG;
 	if (rename(p->record, taken) < 0)
 		return errno == ENOENT ? 0 : -errno;
-	fd = open(taken, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		n = -errno;
-	} else if (!S_ISREG(st.st_mode) || st.st_uid != 0 || st.st_size < 0 ||
-		   (size_t)st.st_size > size) {
-		n = -EBADMSG;
-	} else {
-		do
-			n = read(fd, buf, size);
-		while (n < 0 && errno == EINTR);
-		if (n < 0)
-			n = -errno;
-		else if ((size_t)n != (size_t)st.st_size)
-			n = -EBADMSG;
-	}
-	if (fd >= 0)
-		close(fd);
+	n = read_record(taken, buf);
 	(void)unlink(taken);
 	return n;
 }
@@ -444,14 +435,14 @@ int unlock_after_boot(const struct unlock_paths *p, const struct duress_log *lg)
 	struct duress_dir dir = { 0 };
 	struct record_entry *e = NULL;
 	struct duress_job *jobs = NULL;
-	char *buf = calloc(1, UNLOCK_RECORD_MAX);
+	char *buf = calloc(1, UNLOCK_RECORD_MAX + 1);
 	ssize_t len;
 	int n = 0, r = 0;
 	size_t n_jobs = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	len = take_record(p, buf, UNLOCK_RECORD_MAX);
+	len = take_record(p, buf);
 	if (len == -EBADMSG || (len > 0 && (n = parse_record(buf, (size_t)len, &e)) == -EBADMSG)) {
 		duress_log(lg, LOG_ERR, "%s: malformed or too large, nothing run", p->record);
 		goto out;

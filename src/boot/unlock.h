@@ -29,7 +29,7 @@
  * space, NAME_MAX bytes and a NUL (about 83 KiB), rounded up.
  */
 #define UNLOCK_RECORD_MAX (128U << 10)
-/* Hex SHA-256, a space, the name, a NUL. */
+/* A record entry is "HEX NAME\0": HEX the action's SHA-256 in this many hex digits. */
 #define UNLOCK_HASH_HEX 64
 /* PAM_SERVICE in the actions' environment (there is no PAM there; the same variables as a login's). */
 #define UNLOCK_SERVICE "unlock"

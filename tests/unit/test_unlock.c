@@ -260,6 +260,16 @@ static void test_prompt(void **state)
 	teardown(NULL);
 }
 
+/* After boot: N actions started, the runner's jobs WANT, the record's directory gone. */
+static void expect_after_boot(const struct duress_log *lg, int n, const char *want)
+{
+	spawned[0] = '\0';
+	assert_int_equal(unlock_after_boot(&w.paths, lg), n);
+	assert_string_equal(spawned, want);
+	assert_int_equal(access(w.record_dir, F_OK), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
 /* A later matching try keeps what an earlier one recorded, each entry once. */
 static void test_two_tries(void **state)
 {
@@ -279,9 +289,7 @@ static void test_two_tries(void **state)
 	assert_int_equal(unlock_at_prompt(&w.paths, OTHER_PW, strlen(OTHER_PW), false, &lg), 1);
 	read_record(names, sizeof(names));
 	assert_string_equal(names, "alert notify");
-	spawned[0] = '\0';
-	assert_int_equal(unlock_after_boot(&w.paths, &lg), 2);
-	assert_string_equal(spawned, "wait=0 uid=0 alert notify;");
+	expect_after_boot(&lg, 2, "wait=0 uid=0 alert notify;");
 	teardown(NULL);
 }
 
@@ -297,15 +305,10 @@ static void test_after_boot(void **state)
 	make_dir(ARMED);
 	assert_int_equal(unlock_at_prompt(&w.paths, DURESS_PW, strlen(DURESS_PW), false, &lg), 2);
 	assert_int_equal(unlock_at_prompt(&w.paths, DURESS_PW, strlen(DURESS_PW), false, &lg), 2);
-	spawned[0] = '\0';
 	derivations = 0;
-	assert_int_equal(unlock_after_boot(&w.paths, &lg), 1);
+	expect_after_boot(&lg, 1, "wait=0 uid=0 alert;");
 	assert_int_equal(derivations, 0);
-	assert_string_equal(spawned, "wait=0 uid=0 alert;");
-	assert_int_equal(access(w.record_dir, F_OK), -1);
-	spawned[0] = '\0';
-	assert_int_equal(unlock_after_boot(&w.paths, &lg), 0);
-	assert_string_equal(spawned, "");
+	expect_after_boot(&lg, 0, "");
 	teardown(NULL);
 }
 
@@ -328,10 +331,7 @@ static void test_after_boot_changed(void **state)
 	fx_write_text(fd, "alert", ALERT "echo other\n", 0700);
 	fx_sign(fd, "alert", ALERT "echo other\n", DURESS_PW, &p, (uid_t)-1, (gid_t)-1);
 	close(fd);
-	spawned[0] = '\0';
-	assert_int_equal(unlock_after_boot(&w.paths, &lg), 0);
-	assert_string_equal(spawned, "");
-	assert_int_equal(access(w.record_dir, F_OK), -1);
+	expect_after_boot(&lg, 0, "");
 	teardown(NULL);
 }
 
@@ -362,17 +362,41 @@ static void test_after_boot_bad_record(void **state)
 		assert_true(fd >= 0);
 		assert_int_equal(write(fd, bad[i].data, bad[i].len), (ssize_t)bad[i].len);
 		close(fd);
-		spawned[0] = '\0';
-		assert_int_equal(unlock_after_boot(&w.paths, &lg), 0);
-		assert_string_equal(spawned, "");
-		assert_int_equal(access(w.record_dir, F_OK), -1);
+		expect_after_boot(&lg, 0, "");
 	}
+	teardown(NULL);
+}
+
+/*
+ * A well-formed record that group or others may read, or a link to one:
+ * not what the prompt wrote (root's 0600 file), so nothing runs.
+ */
+static void test_after_boot_record_not_ours(void **state)
+{
+	const struct duress_log lg = { .tag = "test" };
+	char real[PATH_MAX];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	setup(NULL);
+	make_dir(ARMED);
+	assert_int_equal(unlock_at_prompt(&w.paths, DURESS_PW, strlen(DURESS_PW), false, &lg), 2);
+	assert_int_equal(chmod(w.record, 0644), 0);
+	expect_after_boot(&lg, 0, "");
+
+	assert_int_equal(unlock_at_prompt(&w.paths, DURESS_PW, strlen(DURESS_PW), false, &lg), 2);
+	assert_true(snprintf(real, sizeof(real), "%s.real", w.record_dir) < (int)sizeof(real));
+	assert_int_equal(rename(w.record, real), 0);
+	assert_int_equal(symlink(real, w.record), 0);
+	expect_after_boot(&lg, 0, "");
+	assert_int_equal(unlink(real), 0);
 	teardown(NULL);
 }
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(prompt_cases) / sizeof(prompt_cases[0]) + 4];
+	struct CMUnitTest tests[sizeof(prompt_cases) / sizeof(prompt_cases[0]) + 5];
 	size_t n = sizeof(prompt_cases) / sizeof(prompt_cases[0]);
 
 	if (sodium_init() < 0)
@@ -386,5 +410,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_after_boot);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_after_boot_changed);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_after_boot_bad_record);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_after_boot_record_not_ours);
 	return _cmocka_run_group_tests("unlock", tests, n, NULL, NULL);
 }
