@@ -39,5 +39,17 @@ const char *duress_dracut_rebuild(const struct duress_dracut *d);
 /* Where programs are looked for when PATH is unset or empty. */
 #define DURESS_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-/* Whether PATH (or a default when unset) has the program name; its path in out. */
+/*
+ * The PATH a program the CLI runs gets: the caller's, but
+ * DURESS_DEFAULT_PATH as root (sudo may keep the caller's PATH, and such a
+ * program, a shell script, runs others by it) or when it is unset or empty.
+ */
+const char *duress_child_path(void);
+
+/*
+ * Whether PATH (DURESS_DEFAULT_PATH when unset or empty) has the program
+ * name: its path in out.  As root, only a program no other user could have
+ * put there or changed (its resolved path root's all the way down); out is
+ * then that resolved path.
+ */
 bool duress_find_program(const char *name, char *out, size_t len);

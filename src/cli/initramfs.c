@@ -69,7 +69,6 @@ static void run_unpacker(const struct unpacker *u, const char *prog, const char 
 {
 	char path_env[PATH_MAX + 8], tmp_env[PATH_MAX + 16], lc_env[] = "LC_ALL=C";
 	char arg0[32], arg1[PATH_MAX + 8], arg2[PATH_MAX + 8];
-	const char *path = getenv("PATH");
 	char *argv[] = { arg0, arg1, arg2, NULL };
 	char *envp[] = { path_env, tmp_env, lc_env, NULL };
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -85,7 +84,7 @@ static void run_unpacker(const struct unpacker *u, const char *prog, const char 
 	snprintf(arg2, sizeof(arg2), "%s", u->in_cwd ? image : dir);
 	if (u->in_cwd && chdir(dir) < 0)
 		_exit(127);
-	snprintf(path_env, sizeof(path_env), "PATH=%s", path && *path ? path : DURESS_DEFAULT_PATH);
+	snprintf(path_env, sizeof(path_env), "PATH=%s", duress_child_path());
 	/* Its temporary copy of the main archive lands in our directory, removed with it. */
 	snprintf(tmp_env, sizeof(tmp_env), "TMPDIR=%s", tmp);
 	execve(prog, argv, envp);
@@ -108,8 +107,10 @@ static int unpack(const struct unpacker *u, const char *image, const char *dir, 
 	int status = 0, r;
 	pid_t pid;
 
-	if (!duress_find_program(u->name, prog, sizeof(prog)))
+	if (!duress_find_program(u->name, prog, sizeof(prog))) {
+		c->fix = u->install;
 		return unpack_failed(c, u, "is not installed (not found in PATH)");
+	}
 	/* lsinitrd unpacks where it runs: a directory of ours, made first. */
 	if (u->in_cwd && mkdir(dir, 0700) < 0)
 		return unpack_failed(c, u, "has no directory to unpack into");
@@ -217,8 +218,13 @@ static bool known(const struct compare *c, const char *name)
 	return false;
 }
 
-/* SHA-256 of an absolute path on this system, no link followed at its end; as hash_at(). */
-static int hash_path(const char *path, unsigned char out[HASH_LEN], uint64_t *total)
+/*
+ * SHA-256 of an absolute path, no link followed at its end, as hash_at():
+ * on this system when root is -1 (its directories as the system has them,
+ * /bin a link on a merged /usr), else inside the unpacked initramfs at root
+ * (no link followed anywhere).
+ */
+static int hash_file(int root, const char *path, unsigned char out[HASH_LEN], uint64_t *total)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[PATH_MAX];
@@ -227,26 +233,11 @@ static int hash_path(const char *path, unsigned char out[HASH_LEN], uint64_t *to
 	if (!slash ||
 	    snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir))
 		return -ENOENT;
-	fd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (root >= 0)
+		fd = *dir ? open_below(root, dir + 1, true) : dup(root);
+	else if ((fd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
 	r = hash_at(fd, slash + 1, out, total);
-	close(fd);
-	return r;
-}
-
-/* SHA-256 of an absolute path inside the unpacked initramfs, no link followed; as hash_at(). */
-static int hash_below(int root, const char *path, unsigned char out[HASH_LEN])
-{
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX];
-	int fd, r;
-
-	if (!slash ||
-	    snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir))
-		return -ENOENT;
-	fd = *dir ? open_below(root, dir + 1, true) : dup(root);
-	r = hash_at(fd, slash + 1, out, NULL);
 	if (fd >= 0)
 		close(fd);
 	return r;
@@ -296,7 +287,7 @@ static int compare_listed(struct compare *c, const char *boot, const struct dure
 		unsigned char mine[HASH_LEN], theirs[HASH_LEN];
 		char there[PATH_MAX];
 		const char *shown;
-		int r = hash_path(bf->paths[i], mine, &c->total);
+		int r = hash_file(-1, bf->paths[i], mine, &c->total);
 
 		copy_place(boot, bf->paths[i], there, sizeof(there), &shown);
 		if (r < 0) {
@@ -309,7 +300,7 @@ static int compare_listed(struct compare *c, const char *boot, const struct dure
 		}
 		if (known(c, shown))
 			continue;
-		r = hash_below(root, there, theirs);
+		r = hash_file(root, there, theirs, NULL);
 		if (add_entry(c, shown,
 			      r == -ENOENT                                 ? MISSING :
 			      r < 0 || memcmp(mine, theirs, HASH_LEN) != 0 ? CHANGED :
@@ -402,29 +393,18 @@ static const char *const programs[] = { DURESS_UNLOCK_HELPER_PATH, DURESS_RUNNER
 static enum state compare_program(int root_fd, const char *path)
 {
 	unsigned char mine[HASH_LEN], theirs[HASH_LEN];
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX];
-	int here, there, r;
-	enum state st = SAME;
+	int r = hash_file(-1, path, mine, NULL);
 
-	if (!slash || slash == path)
+	/* Not installed here (a test's build tree): nothing to compare with. */
+	if (r == -ENOENT)
 		return SAME;
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	here = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (here < 0)
-		return SAME;
-	if (hash_at(here, slash + 1, mine, NULL) == 0) {
-		there = open_below(root_fd, dir + 1, true);
-		r = hash_at(there, slash + 1, theirs, NULL);
-		if (r == -ENOENT)
-			st = MISSING;
-		else if (r < 0 || memcmp(mine, theirs, HASH_LEN) != 0)
-			st = CHANGED;
-		if (there >= 0)
-			close(there);
-	}
-	close(here);
-	return st;
+	/* This system's copy cannot be read: no OK on what was not compared. */
+	if (r < 0)
+		return CHANGED;
+	r = hash_file(root_fd, path, theirs, NULL);
+	if (r == -ENOENT)
+		return MISSING;
+	return r < 0 || memcmp(mine, theirs, HASH_LEN) != 0 ? CHANGED : SAME;
 }
 
 static const char *state_word(enum state st)
@@ -555,10 +535,9 @@ static int unpack_and_compare(const struct builder *b, const char *image, const 
 		c->fix = "make room in the temporary directory";
 		return -1;
 	}
-	c->fix = b->u->install;
+	c->fix = b->rebuild;
 	if (unpack(b->u, image, out, scratch, c) < 0)
 		return -1;
-	c->fix = b->rebuild;
 	root = open_root(out);
 	if (root < 0)
 		return unpack_failed(c, b->u, "left nothing");
@@ -595,12 +574,15 @@ static void default_image(bool dracut_on, char *image, size_t size)
 	snprintf(image, size, "/boot/initrd.img-%s", u.release);
 }
 
-/* lsinitrd runs in the directory it unpacks into: a relative image made absolute. */
-static void absolute_image(const struct builder *b, char *image, size_t size)
+/*
+ * A relative image made absolute: lsinitrd runs in the directory it
+ * unpacks into, and a name starting with "-" is no option to either.
+ */
+static void absolute_image(char *image, size_t size)
 {
 	char *abs;
 
-	if (!b->u->in_cwd || image[0] == '/')
+	if (image[0] == '/')
 		return;
 	abs = realpath(image, NULL);
 	if (abs && strlen(abs) < size)
@@ -632,7 +614,7 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs,
 			    errno == ENOENT ? b.rebuild : "run duress check as root");
 		return 0;
 	}
-	absolute_image(&b, image, sizeof(image));
+	absolute_image(image, sizeof(image));
 	boot_fd = open(boot_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (boot_fd < 0) {
 		cannot_tell(shown, "the boot directory cannot be opened",

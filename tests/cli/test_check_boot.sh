@@ -277,8 +277,22 @@ else
 	printf '#!/bin/sh\nexit 1\n' >"$T/fake/unmkinitramfs" && chmod 755 "$T/fake/unmkinitramfs"
 	out=$(PATH=$T/fake:$PATH "$DURESS" check --dracut-conf "$T/dracut.none" --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" \
 		--crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh" 2>&1)
-	expect "unmkinitramfs failing: a WARN, no crash" \
-		"WARN: cannot tell whether the initramfs $T/initrd.fresh holds the current boot actions: unmkinitramfs failed on it; fix: sudo apt install initramfs-tools-core"
+	expect "unmkinitramfs failing: a WARN, no crash, and the fix is a new image, not installing what is there" \
+		"WARN: cannot tell whether the initramfs $T/initrd.fresh holds the current boot actions: unmkinitramfs failed on it; fix: sudo update-initramfs -u"
+	# sudo may keep the caller's PATH: as root, a program another user owns,
+	# or in a directory another user may write to, is never run.
+	mkdir "$T/userbin" "$T/openbin"
+	printf '#!/bin/sh\ntouch %s/ran.$(basename "$(dirname "$0")")\nexit 1\n' "$T" >"$T/userbin/unmkinitramfs"
+	cp "$T/userbin/unmkinitramfs" "$T/openbin/unmkinitramfs"
+	chmod 755 "$T/userbin/unmkinitramfs" "$T/openbin/unmkinitramfs"
+	chown -R 65534 "$T/userbin"
+	chmod 777 "$T/openbin"
+	for d in userbin openbin; do
+		out=$(PATH=$T/$d:$PATH "$DURESS" check --dracut-conf "$T/dracut.none" --pam-dir "" --user-dir "" --global-dir "" \
+			--boot-dir "$B" --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh" 2>&1)
+		check_why "as root, an unmkinitramfs in $d (another user's, or writable by all) is not run" "got: $out" \
+			test ! -e "$T/ran.$d"
+	done
 	printf 'not an initramfs\n' >"$T/garbage"
 	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/garbage"
 	check_why "garbage for an initramfs: a WARN or an ERROR, never a crash" "got (exit $rc): $out" \
