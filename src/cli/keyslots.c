@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/escape.h"
+#include "core/wait.h"
 
 #define DUMP_MAX (64 * 1024)  /* bytes of luksDump's text read */
 #define DUMP_TIMEOUT_MS 10000 /* a header is read in well under a second */
@@ -112,8 +113,8 @@ static int dump(const char *dev, char *buf, size_t max, const char **why)
 	if (pid > 0) {
 		if (len < 0)
 			(void)kill(pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+		/* Its output ended, but it may not: bounded too. */
+		(void)duress_wait_bounded(pid, &status, DUMP_TIMEOUT_MS);
 	}
 	if (len < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		*why = len < 0 ?
@@ -190,4 +191,8 @@ void duress_keyslots_report(const char *prefix, const char *source)
 		       "which a stopwatch sees; fix: sudo cryptsetup config --priority prefer "
 		       "--key-slot N %s, N the duress passphrase's slot\n",
 		       prefix, shown, slots, shown);
+	else
+		printf("%s: WARN: cannot tell the key slots of %s: no LUKS2 key slot in cryptsetup "
+		       "luksDump's output (LUKS1?); fix: check them by hand (docs/boot.md, Timing)\n",
+		       prefix, shown);
 }

@@ -54,6 +54,13 @@ expect "not LUKS: WARN, cannot tell" "$T/plain.img" \
 	"$P: WARN: cannot tell the key slots of $T/plain.img: cryptsetup luksDump failed (not LUKS, or not readable: run as root); fix: run duress check as root, with cryptsetup installed"
 expect "UUID=: looked up under /dev/disk/by-uuid" "UUID=0b00b00b-0000-4000-8000-000000000019" \
 	"$P: WARN: cannot tell the key slots of /dev/disk/by-uuid/0b00b00b-0000-4000-8000-000000000019: cryptsetup luksDump failed (not LUKS, or not readable: run as root); fix: run duress check as root, with cryptsetup installed"
+if truncate -s 20M "$T/luks1.img" &&
+	cryptsetup luksFormat "${CHEAP[@]}" --type luks1 "$T/luks1.img" "$T/k1" >/dev/null 2>&1; then
+	expect "LUKS1 (no LUKS2 key slot section): WARN, cannot tell, never silent" "$T/luks1.img" \
+		"$P: WARN: cannot tell the key slots of $T/luks1.img: no LUKS2 key slot in cryptsetup luksDump's output (LUKS1?); fix: check them by hand (docs/boot.md, Timing)"
+else
+	skip "LUKS1: cannot make a LUKS1 image here"
+fi
 expect "a source with a / after UUID=: not looked up" "UUID=../../etc/passwd" \
 	"$P: WARN: cannot tell the key slots of UUID=../../etc/passwd: not a device path, UUID=, PARTUUID= or LABEL=; fix: check them by hand (docs/boot.md, Timing)"
 tap_end
