@@ -598,7 +598,11 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs,
 				   d->on ? N_PROGRAMS : N_PROGRAMS_INITRAMFS_TOOLS };
 	struct compare c = { 0 };
 	enum state prog[N_PROGRAMS] = { SAME, SAME, SAME };
-	const char *base = getenv("TMPDIR");
+	/*
+	 * sudo may keep the caller's TMPDIR: as root the unpacked tree is under
+	 * /tmp, where no other user can replace what root then walks and removes.
+	 */
+	const char *base = geteuid() == 0 ? NULL : getenv("TMPDIR");
 	struct stat st;
 	bool stale = false;
 	int boot_fd, r;

@@ -49,6 +49,8 @@ expect() {
 	fi
 }
 # boot_check ARGS...: duress check of the boot section only; $out and $rc.
+# unpack_dirs: duress check's unpacked trees now in /tmp (root's runs unpack there).
+unpack_dirs() { find /tmp -maxdepth 1 -name 'unpack.*' 2>/dev/null | sort; }
 boot_check() {
 	out=$(duress check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" \
 		--dracut-conf "$T/dracut.none" "$@" 2>&1)
@@ -173,11 +175,15 @@ else
 	initramfs "$T/tree" "$T/initrd.fresh"
 	# A data file (a companion, notes) is not copied by the hook: not missing.
 	printf 'K=1\n' >"$B/alert.conf" && chmod 600 "$B/alert.conf"
-	mkdir -p "$T/tmp"
-	TMPDIR=$T/tmp boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
-	expect "a fresh initramfs: OK" "OK: the initramfs $T/initrd.fresh holds the current boot actions"
-	check_why "it was unpacked, and its temporary directory is removed" "left: $(ls -A "$T/tmp")" \
-		test -z "$(ls -A "$T/tmp")" -a -n "$(grep '^OK: the initramfs' <<<"$out")"
+	# As root the caller's TMPDIR is not used (sudo may keep it; here a file,
+	# where nothing can be made): /tmp is, and what is unpacked there is removed.
+	: >"$T/not-a-dir"
+	unpacked_before=$(unpack_dirs)
+	TMPDIR=$T/not-a-dir boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
+	expect "a fresh initramfs: OK, unpacked in /tmp, not in the caller's TMPDIR" \
+		"OK: the initramfs $T/initrd.fresh holds the current boot actions"
+	check_why "its temporary directory is removed" "left: $(unpack_dirs)" \
+		test "$(unpack_dirs)" = "$unpacked_before" -a -n "$(grep '^OK: the initramfs' <<<"$out")"
 	# A hook that copies the data file too: the same bytes, not extra; others, changed.
 	cp -p "$B/alert.conf" "$T/tree/etc/duress-boot.d/"
 	initramfs "$T/tree" "$T/initrd.conf"
@@ -363,11 +369,12 @@ else
 	initramfs "$T/tree" "$T/dracut.img"
 	chmod 600 "$T/dracut.img"
 	mkdir -p "$T/tmp"
+	unpacked_before=$(unpack_dirs)
 	TMPDIR=$T/tmp boot_check --dracut-conf "$DC" --initramfs "$T/dracut.img"
 	expect "dracut: a fresh initramfs, unpacked by lsinitrd: OK" \
 		"OK: the initramfs $T/dracut.img holds the current boot actions"
-	check_why "dracut: its temporary directory is removed" "left: $(ls -A "$T/tmp")" \
-		test -z "$(ls -A "$T/tmp")" -a -n "$(grep '^OK: the initramfs' <<<"$out")"
+	check_why "dracut: its temporary directory is removed" "left: $(ls -A "$T/tmp") / $(unpack_dirs)" \
+		test -z "$(ls -A "$T/tmp")" -a "$(unpack_dirs)" = "$unpacked_before" -a -n "$(grep '^OK: the initramfs' <<<"$out")"
 	out=$(cd "$T" && "$DURESS" check --pam-dir "" --user-dir "" --global-dir "" --boot-dir "$B" \
 		--dracut-conf "$DC" --initramfs dracut.img 2>&1)
 	expect "dracut: a relative --initramfs (lsinitrd runs elsewhere): OK" \
