@@ -102,10 +102,7 @@ static int list_files(const char *dir)
 	}
 	if (f.skipped && f.skipped != -ENOENT)
 		fprintf(stderr, "unlock-helper: %s: %s: the prompt skips it, nothing to copy\n",
-			shown,
-			f.skipped == -ETOOMANYREFS ?
-				"signed with more than one salt or cost" :
-				duress_dir_problem(f.skipped, buf, sizeof(buf)));
+			shown, duress_dir_problem(f.skipped, buf, sizeof(buf)));
 	for (size_t i = 0; i < f.n; i++)
 		fwrite(f.paths[i], 1, strlen(f.paths[i]) + 1, stdout);
 	duress_boot_files_free(&f);

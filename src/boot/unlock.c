@@ -28,16 +28,15 @@ static bool before_unlock(const char *name)
 }
 
 /*
- * Loads the boot directory as a global one, with the global caps: the owner
- * is root and signs exactly as for global actions (`duress sign`).  A
- * directory that is missing or not to be trusted is no error: the unlock
- * goes on as usual.  0, or -ENOMEM / -ENOTRECOVERABLE.
+ * Loads the boot directory (duress_boot_dir_load()).  A directory that is
+ * missing, not to be trusted or (one_set) signed with several costs is no
+ * error: it is skipped and logged, and the unlock goes on as usual.  0, or
+ * -ENOMEM / -ENOTRECOVERABLE.
  */
 static int load_boot_dir(struct duress_dir *dir, const char *path, const struct duress_caps *caps,
-			 const struct duress_log *lg)
+			 bool one_set, const struct duress_log *lg)
 {
-	return duress_dir_load_judged(
-		duress_dir_load(dir, path, DURESS_SCOPE_GLOBAL, 0, caps, false, NULL), path, lg);
+	return duress_dir_load_judged(duress_boot_dir_load(dir, path, caps, one_set), path, lg);
 }
 
 /*
@@ -326,14 +325,7 @@ int unlock_at_prompt(const struct unlock_paths *p, const char *pass, size_t len,
 	int r, d, matches = 0;
 
 	duress_caps_default(&caps);
-	r = load_boot_dir(&dir, p->dir, &caps, lg);
-	if (duress_dir_loaded(&dir) && dir.n_params > 1) {
-		duress_log(lg, LOG_WARNING,
-			   "%s: signed with %zu different salts or costs, only one is allowed: "
-			   "skipping (sign every boot action with the same passphrase settings)",
-			   p->dir, dir.n_params);
-		duress_dir_free(&dir);
-	}
+	r = load_boot_dir(&dir, p->dir, &caps, true, lg);
 	/* Derived even when loading failed: the work never depends on what is there. */
 	d = derive_once(&kdf, &dir, pass, len);
 	r = r < 0 ? r : d;
@@ -456,7 +448,7 @@ int unlock_after_boot(const struct unlock_paths *p, const struct duress_log *lg)
 	if (n == 0)
 		goto out;
 	duress_caps_default(&caps);
-	r = load_boot_dir(&dir, p->dir, &caps, lg);
+	r = load_boot_dir(&dir, p->dir, &caps, false, lg);
 	if (r == 0 && duress_dir_loaded(&dir))
 		r = duress_dir_hash_sealed(&dir);
 	jobs = calloc((size_t)n, sizeof(*jobs));

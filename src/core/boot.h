@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
+
 /*
  * Duress at the disk-unlock prompt (docs/boot.md).  Boot actions are signed
  * like global ones, in their own directory; the passphrase typed at the
@@ -46,10 +48,23 @@
 struct duress_boot_files {
 	char **paths; /* n of them, each malloc'ed */
 	size_t n;
-	int skipped;     /* 0, or why the whole directory needs nothing (-errno of the load) */
-	size_t n_params; /* the directory's salt and cost sets (more than one: skipped) */
+	int skipped; /* 0, or why the whole directory needs nothing (-errno of duress_boot_dir_load()) */
 };
 
 /* 0 (see skipped), or -ENOMEM / -ENOTRECOVERABLE / -errno of an internal error. */
 int duress_boot_files(const char *dir, struct duress_boot_files *ret);
+
+/*
+ * The boot directory loaded as unlock-helper takes it: as a global one
+ * (root's, signed as global actions are, no legacy signature), with caps
+ * (the global ones; dir keeps the pointer).  With one_set (the prompt, and what the initramfs needs for
+ * it), one with more than one salt and cost set is freed and -ETOOMANYREFS:
+ * the prompt derives one key per try, so it skips it whole.  After boot
+ * nothing is derived (the record names actions by content hash): no such
+ * rule.  Otherwise duress_dir_load()'s result.
+ */
+struct duress_dir;
+struct duress_caps;
+int duress_boot_dir_load(struct duress_dir *dir, const char *path, const struct duress_caps *caps,
+			 bool one_set);
 void duress_boot_files_free(struct duress_boot_files *f);

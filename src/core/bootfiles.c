@@ -45,6 +45,18 @@ static int add_action(struct duress_boot_files *f, size_t max, const struct dure
 	return r;
 }
 
+int duress_boot_dir_load(struct duress_dir *dir, const char *path, const struct duress_caps *caps,
+			 bool one_set)
+{
+	int r = duress_dir_load(dir, path, DURESS_SCOPE_GLOBAL, 0, caps, false, NULL);
+
+	if (r == 0 && one_set && dir->n_params > 1) {
+		duress_dir_free(dir);
+		r = -ETOOMANYREFS;
+	}
+	return r;
+}
+
 int duress_boot_files(const char *path, struct duress_boot_files *ret)
 {
 	struct duress_caps caps;
@@ -53,19 +65,13 @@ int duress_boot_files(const char *path, struct duress_boot_files *ret)
 	int r;
 
 	*ret = (struct duress_boot_files){ 0 };
+	/* As unlock-helper loads it at the prompt. */
 	duress_caps_default(&caps);
-	/* As unlock-helper loads it at the prompt: the global scope, root's, no legacy. */
-	r = duress_dir_load(&dir, path, DURESS_SCOPE_GLOBAL, 0, &caps, false, NULL);
+	r = duress_boot_dir_load(&dir, path, &caps, true);
 	if (r == -ENOMEM || r == -ENOTRECOVERABLE)
 		return r;
 	if (r < 0) {
 		ret->skipped = r;
-		return 0;
-	}
-	ret->n_params = dir.n_params;
-	if (dir.n_params > 1) {
-		ret->skipped = -ETOOMANYREFS;
-		duress_dir_free(&dir);
 		return 0;
 	}
 	/* Unchanged since signing, companions there and trusted: as the prompt will find them. */

@@ -328,6 +328,9 @@ const char *duress_dir_problem(int r, char *buf, size_t len)
 		return "not a directory (or a symlink to one)";
 	case -EMEDIUMTYPE:
 		return "on a pseudo-filesystem (/proc, /sys...)";
+	case -ETOOMANYREFS:
+		return "signed with more than one salt or cost, and only one is allowed "
+		       "(sign every boot action with the same passphrase settings)";
 	default:
 		/* GNU strerror_r: thread-safe, returns the text (maybe not in buf). */
 		return strerror_r(-r, buf, len);
