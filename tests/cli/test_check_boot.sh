@@ -177,9 +177,12 @@ else
 	printf 'K=1\n' >"$B/alert.conf" && chmod 600 "$B/alert.conf"
 	# As root the caller's TMPDIR is not used (sudo may keep it; here a file,
 	# where nothing can be made): /tmp is, and what is unpacked there is removed.
+	# (valgrind, in the valgrind step, needs a TMPDIR it can write to: a directory there.)
 	: >"$T/not-a-dir"
+	caller_tmp=$T/not-a-dir
+	[ -z "$WRAP" ] || { mkdir -p "$T/tmp" && caller_tmp=$T/tmp; }
 	unpacked_before=$(unpack_dirs)
-	TMPDIR=$T/not-a-dir boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
+	TMPDIR=$caller_tmp boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
 	expect "a fresh initramfs: OK, unpacked in /tmp, not in the caller's TMPDIR" \
 		"OK: the initramfs $T/initrd.fresh holds the current boot actions"
 	check_why "its temporary directory is removed" "left: $(unpack_dirs)" \
