@@ -423,6 +423,27 @@ refused "--set-file, a NUL byte" 1 "duress add: --set-file GREETING=$T/nul: its 
 	--stdin --set-file "GREETING=$T/nul"
 refused "--set-file, a missing file" 1 "duress add: --set-file GREETING=$T/missing: No such file or directory" \
 	--stdin --set-file "GREETING=$T/missing"
+# Issue 24, item 10: FILE is a regular file, its name no symlink; nothing else is opened.
+ln -s "$T/value" "$T/value-link"
+refused "--set-file, a symlink to a regular file" 1 \
+	"duress add: --set-file GREETING=$T/value-link: a symlink, not a regular file (a command's output: KEY=- and standard input)" \
+	--stdin --set-file "GREETING=$T/value-link"
+mkdir "$T/value-dir"
+refused "--set-file, a directory" 1 "duress add: --set-file GREETING=$T/value-dir: a directory, not a regular file" \
+	--stdin --set-file "GREETING=$T/value-dir"
+refused "--set-file, a device" 1 "duress add: --set-file GREETING=/dev/null: a device, not a regular file" \
+	--stdin --set-file "GREETING=/dev/null"
+head -c $((64 * 1024 + 1)) /dev/zero | tr '\0' 'z' >"$T/value-big"
+refused "--set-file, a file over 64 KiB" 1 "duress add: --set-file GREETING=$T/value-big: larger than 64 KiB: not a file of one value" \
+	--stdin --set-file "GREETING=$T/value-big"
+# A FIFO without a writer: opening it to read would wait for ever (the timeout says so: 124).
+mkfifo "$T/value-fifo"
+err=$(echo "$PW" | timeout 30 $WRAP "$DURESS" add demo --force --pam-dir "$T/pam" --examples-dir "$EX" \
+	--memlimit 8K --opslimit 1 --allow-weak-cost --stdin --set-file "GREETING=$T/value-fifo" 2>&1 >/dev/null)
+rc=$?
+check "--set-file, a FIFO: no wait, exit 1, one line, nothing written" test "$rc" -eq 1 -a \
+	"$err" = "duress add: --set-file GREETING=$T/value-fifo: a FIFO, not a regular file (a command's output: KEY=- and standard input)" -a \
+	"$(listing "$TD")" = "$before"
 refused "--set-file KEY=- with --stdin" 2 \
 	"duress add: --set-file KEY=- and --stdin both read standard input: give the value in a file" \
 	--stdin --set-file GREETING=-
