@@ -283,7 +283,7 @@ static int report_dir(const char *path, const struct duress_dir *dir, bool legac
 
 /*
  * A match copies and hashes its action and companions before the action
- * runs; from this size on that time is worth a WARN (about 6 ms a MiB on
+ * runs; from this size on that time is worth a WARN (about 5 ms a MiB on
  * the test machine, docs/tells.md).
  */
 #define NOTICEABLE_MATCH_READ ((uint64_t)1 << 20)
