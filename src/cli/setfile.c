@@ -70,8 +70,8 @@ static const char *refusal(const struct duress_file *f, char *buf, size_t size)
 	if (f->skip == DURESS_SKIP_SYMLINK)
 		snprintf(buf, size, "a symlink%s", piped);
 	else if (f->skip == DURESS_SKIP_TOO_LARGE)
-		snprintf(buf, size, "larger than %d KiB: not a file of one value",
-			 DURESS_SET_FILE_MAX_SIZE / 1024);
+		snprintf(buf, size, "larger than %llu KiB: not a file of one value",
+			 (unsigned long long)(DURESS_SET_FILE_MAX_SIZE / 1024));
 	else if (f->skip != DURESS_SKIP_NOT_REGULAR)
 		return duress_skip_reason(f->skip);
 	else if (S_ISFIFO(f->st.st_mode))

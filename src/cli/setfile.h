@@ -2,11 +2,12 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The longest value --set-file reads: a URL, a token, a path. */
 #define DURESS_SET_FILE_MAX 4096
 /* The largest FILE it opens: a value, and perhaps a few lines of notes after it. */
-#define DURESS_SET_FILE_MAX_SIZE (64 * 1024)
+#define DURESS_SET_FILE_MAX_SIZE ((uint64_t)64 * 1024)
 
 /*
  * duress add --set-file KEY=FILE: reads the value of KEY from the first line
