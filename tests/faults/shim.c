@@ -23,7 +23,7 @@
  * NSS_WRAPPER_SHADOW but not getspnam_r(), which the module and libpam use;
  * when that variable is set, getspnam_r() answers from nss_wrapper's
  * getspnam(), so that an account can be locked in "shadow" as usermod -L
- * does it.
+ * does it.  And a login.defs of the suite's own (fopen() below).
  */
 #undef _FILE_OFFSET_BITS
 #undef _FORTIFY_SOURCE
@@ -73,9 +73,9 @@ struct object {
 static struct {
 	struct duress_fault_counts *counts; /* NULL: not armed */
 	int role;
-	bool target_is_main;          /* the runner's program, not the module */
-	char module[PATH_MAX];        /* the module's path, as dlopen() was given it */
-	char runner[PATH_MAX];        /* the runner's path, as the module execs it */
+	bool target_is_main;   /* the runner's program, not the module */
+	char module[PATH_MAX]; /* the module's path, as dlopen() was given it */
+	char runner[PATH_MAX]; /* the runner's path, as the module execs it */
 	struct object target, asan, self;
 	/* What the runner's exec gets added to its environment (built when armed). */
 	char exec_env[6][PATH_MAX + 64];
@@ -205,9 +205,9 @@ static bool fault(int fn, void *ret)
 #define FAULT(fn) fault(FAULT_FN_##fn, __builtin_return_address(0))
 
 /* The next definition of name after this library's (libc's, or a wrapper's). */
-#define REAL(name)                                   \
-	static __typeof__(name) *real_##name;        \
-	if (!real_##name)                            \
+#define REAL(name)                            \
+	static __typeof__(name) *real_##name; \
+	if (!real_##name)                     \
 	real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
 
 /* Where the module's own libraries are: not in the global scope that RTLD_NEXT searches. */
@@ -260,7 +260,7 @@ static void *fail_null(int e)
 static void became_child(void)
 {
 	static const int next[FAULT_N_ROLES] = {
-		[FAULT_ROLE_MODULE] = FAULT_ROLE_SPAWN, [FAULT_ROLE_SPAWN] = FAULT_ROLE_SPAWN,
+		[FAULT_ROLE_MODULE] = FAULT_ROLE_SPAWN,  [FAULT_ROLE_SPAWN] = FAULT_ROLE_SPAWN,
 		[FAULT_ROLE_RUNNER] = FAULT_ROLE_WORKER, [FAULT_ROLE_WORKER] = FAULT_ROLE_CHAIN,
 		[FAULT_ROLE_CHAIN] = FAULT_ROLE_JOB,     [FAULT_ROLE_JOB] = FAULT_ROLE_JOB,
 	};
@@ -285,34 +285,34 @@ static int mode_of(int flags, va_list ap)
 	return flags & (O_CREAT | O_TMPFILE) ? va_arg(ap, int) : 0;
 }
 
-#define OPEN_WRAPPER(name)                                   \
-	int name(const char *path, int flags, ...)           \
-	{                                                    \
-		va_list ap;                                  \
-		int mode;                                    \
-		REAL(name);                                  \
-		va_start(ap, flags);                         \
-		mode = mode_of(flags, ap);                   \
-		va_end(ap);                                  \
-		if (FAULT(open))                             \
-			return fail(EMFILE);                 \
-		return real_##name(path, flags, mode);       \
+#define OPEN_WRAPPER(name)                             \
+	int name(const char *path, int flags, ...)     \
+	{                                              \
+		va_list ap;                            \
+		int mode;                              \
+		REAL(name);                            \
+		va_start(ap, flags);                   \
+		mode = mode_of(flags, ap);             \
+		va_end(ap);                            \
+		if (FAULT(open))                       \
+			return fail(EMFILE);           \
+		return real_##name(path, flags, mode); \
 	}
 OPEN_WRAPPER(open)
 OPEN_WRAPPER(open64)
 
-#define OPENAT_WRAPPER(name)                                      \
-	int name(int dir, const char *path, int flags, ...)       \
-	{                                                         \
-		va_list ap;                                       \
-		int mode;                                         \
-		REAL(name);                                       \
-		va_start(ap, flags);                              \
-		mode = mode_of(flags, ap);                        \
-		va_end(ap);                                       \
-		if (FAULT(openat))                                \
-			return fail(EMFILE);                      \
-		return real_##name(dir, path, flags, mode);       \
+#define OPENAT_WRAPPER(name)                                \
+	int name(int dir, const char *path, int flags, ...) \
+	{                                                   \
+		va_list ap;                                 \
+		int mode;                                   \
+		REAL(name);                                 \
+		va_start(ap, flags);                        \
+		mode = mode_of(flags, ap);                  \
+		va_end(ap);                                 \
+		if (FAULT(openat))                          \
+			return fail(EMFILE);                \
+		return real_##name(dir, path, flags, mode); \
 	}
 OPENAT_WRAPPER(openat)
 OPENAT_WRAPPER(openat64)
@@ -424,18 +424,18 @@ static int fcntl_errno(int cmd)
 	}
 }
 
-#define FCNTL_WRAPPER(name)                                    \
-	int name(int fd, int cmd, ...)                         \
-	{                                                      \
-		va_list ap;                                    \
-		void *arg;                                     \
-		REAL(name);                                    \
-		va_start(ap, cmd);                             \
-		arg = va_arg(ap, void *);                      \
-		va_end(ap);                                    \
-		if (FAULT(fcntl))                              \
-			return fail(fcntl_errno(cmd));         \
-		return real_##name(fd, cmd, arg);              \
+#define FCNTL_WRAPPER(name)                            \
+	int name(int fd, int cmd, ...)                 \
+	{                                              \
+		va_list ap;                            \
+		void *arg;                             \
+		REAL(name);                            \
+		va_start(ap, cmd);                     \
+		arg = va_arg(ap, void *);              \
+		va_end(ap);                            \
+		if (FAULT(fcntl))                      \
+			return fail(fcntl_errno(cmd)); \
+		return real_##name(fd, cmd, arg);      \
 	}
 FCNTL_WRAPPER(fcntl)
 FCNTL_WRAPPER(fcntl64)
@@ -492,16 +492,28 @@ int closedir(DIR *d)
 	return failing ? fail(EIO) : r;
 }
 
+/*
+ * With DURESS_FAULT_LOGIN_DEFS set, the module reads that file for
+ * /etc/login.defs: the host's (400 lines on Debian, each an fgets() call
+ * to fail) would make the counts depend on the machine.
+ */
+static const char *login_defs(const char *path)
+{
+	const char *stand_in = getenv("DURESS_FAULT_LOGIN_DEFS");
+
+	return stand_in && strcmp(path, "/etc/login.defs") == 0 ? stand_in : path;
+}
+
 FILE *fopen(const char *path, const char *mode)
 {
 	REAL(fopen);
-	return FAULT(fopen) ? fail_null(EMFILE) : real_fopen(path, mode);
+	return FAULT(fopen) ? fail_null(EMFILE) : real_fopen(login_defs(path), mode);
 }
 
 FILE *fopen64(const char *path, const char *mode)
 {
 	REAL(fopen64);
-	return FAULT(fopen) ? fail_null(EMFILE) : real_fopen64(path, mode);
+	return FAULT(fopen) ? fail_null(EMFILE) : real_fopen64(login_defs(path), mode);
 }
 
 char *fgets(char *s, int n, FILE *f)
@@ -625,8 +637,8 @@ pid_t waitpid(pid_t pid, int *status, int options)
 	status = status ? status : &local;
 	r = real_waitpid(pid, status, options);
 	/* The module reaped its clone child, which says the runner started: it took over. */
-	if (c && S.role == FAULT_ROLE_MODULE && r > 0 && r == c->clone_pid &&
-	    WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
+	if (c && S.role == FAULT_ROLE_MODULE && r > 0 && r == c->clone_pid && WIFEXITED(*status) &&
+	    WEXITSTATUS(*status) == 0)
 		atomic_store(&c->runner_ok_seq, atomic_load(&c->seq));
 	return r;
 }
@@ -732,29 +744,29 @@ int prctl(int option, ...)
 	return real_prctl(option, a[0], a[1], a[2], a[3]);
 }
 
-#define PRLIMIT_WRAPPER(name, type)                                                      \
+#define PRLIMIT_WRAPPER(name, type)                                                          \
 	int name(pid_t pid, __rlimit_resource_t r, const struct type *set, struct type *old) \
-	{                                                                                \
-		REAL(name);                                                              \
-		return FAULT(prlimit) ? fail(EPERM) : real_##name(pid, r, set, old);     \
+	{                                                                                    \
+		REAL(name);                                                                  \
+		return FAULT(prlimit) ? fail(EPERM) : real_##name(pid, r, set, old);         \
 	}
 PRLIMIT_WRAPPER(prlimit, rlimit)
 PRLIMIT_WRAPPER(prlimit64, rlimit64)
 
-#define GETRLIMIT_WRAPPER(name, type)                                          \
-	int name(__rlimit_resource_t r, struct type *l)                        \
-	{                                                                      \
-		REAL(name);                                                    \
-		return FAULT(getrlimit) ? fail(EINVAL) : real_##name(r, l);    \
+#define GETRLIMIT_WRAPPER(name, type)                                       \
+	int name(__rlimit_resource_t r, struct type *l)                     \
+	{                                                                   \
+		REAL(name);                                                 \
+		return FAULT(getrlimit) ? fail(EINVAL) : real_##name(r, l); \
 	}
 GETRLIMIT_WRAPPER(getrlimit, rlimit)
 GETRLIMIT_WRAPPER(getrlimit64, rlimit64)
 
-#define SETRLIMIT_WRAPPER(name, type)                                         \
-	int name(__rlimit_resource_t r, const struct type *l)                 \
-	{                                                                     \
-		REAL(name);                                                   \
-		return FAULT(setrlimit) ? fail(EPERM) : real_##name(r, l);    \
+#define SETRLIMIT_WRAPPER(name, type)                                      \
+	int name(__rlimit_resource_t r, const struct type *l)              \
+	{                                                                  \
+		REAL(name);                                                \
+		return FAULT(setrlimit) ? fail(EPERM) : real_##name(r, l); \
 	}
 SETRLIMIT_WRAPPER(setrlimit, rlimit)
 SETRLIMIT_WRAPPER(setrlimit64, rlimit64)
@@ -915,8 +927,8 @@ static char *copy_field(const char *s, char **at, size_t *left)
 static int wrapped_shadow(const char *name, struct spwd *sp, char *buf, size_t size,
 			  struct spwd **ret)
 {
-	struct spwd *(*by_name)(const char *) =
-		(struct spwd * (*)(const char *)) dlsym(RTLD_NEXT, "getspnam");
+	struct spwd *(*by_name)(const char *) = (struct spwd * (*)(const char *))
+		dlsym(RTLD_NEXT, "getspnam");
 	struct spwd *e = by_name ? by_name(name) : NULL;
 	char *at = buf;
 	size_t left = size;
@@ -1135,9 +1147,8 @@ static void find_helpers(void)
 {
 	void *warm[2];
 
-	find_object((struct find){ .how = BY_ADDRESS,
-				   .addr = (uintptr_t)find_helpers,
-				   .o = &S.self });
+	find_object(
+		(struct find){ .how = BY_ADDRESS, .addr = (uintptr_t)find_helpers, .o = &S.self });
 	find_object((struct find){ .how = BY_SUBSTRING, .name = "libasan.so", .o = &S.asan });
 	/* backtrace() loads its unwinder at the first call: not between a fork and an exec. */
 	if (S.asan.n)

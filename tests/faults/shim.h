@@ -20,19 +20,24 @@
  * number; the others are libc (and libsodium, libcrypt) entry points, under
  * every name they have (open64, __open64_2...).
  */
-#define DURESS_FAULT_FUNCTIONS(X)                                                          \
+/* One row per kind of call, as docs/testing.md lists them. */
+/* clang-format off */
+#define DURESS_FAULT_FUNCTIONS(X) \
 	X(open) X(openat) X(read) X(pread) X(write) X(close) X(close_range) X(dup) X(dup2) \
-	X(fcntl) X(fstat) X(fstatfs) X(fdopendir) X(readdir) X(closedir) X(fopen) X(fgets) \
-	X(fclose) X(flock) X(mkdir) X(memfd_create) X(pipe2) X(poll) X(nanosleep)           \
-	X(clock_gettime) X(waitpid) X(execve) X(fexecve) X(fork) X(_Fork) X(getpwnam_r)     \
-	X(getpwuid_r) X(getgrnam_r) X(getspnam_r) X(getgrouplist) X(getrandom) X(strdup)    \
-	X(asprintf) X(crypto_pwhash) X(sodium_malloc) X(sodium_allocarray) X(crypt_r)       \
-	X(fchmod) X(fchown) X(futimens) X(fsync) X(renameat) X(unlinkat) X(setsid)          \
-	X(setgroups) X(setresuid) X(setresgid) X(prctl) X(prlimit) X(getrlimit)             \
+	X(fcntl) X(fstat) X(fstatfs) X(fdopendir) X(readdir) X(closedir) \
+	X(fopen) X(fgets) X(fclose) X(flock) X(mkdir) X(memfd_create) X(pipe2) X(poll) \
+	X(nanosleep) X(clock_gettime) \
+	X(waitpid) X(execve) X(fexecve) X(fork) X(_Fork) \
+	X(getpwnam_r) X(getpwuid_r) X(getgrnam_r) X(getspnam_r) X(getgrouplist) \
+	X(getrandom) X(strdup) X(asprintf) X(crypto_pwhash) X(sodium_malloc) \
+	X(sodium_allocarray) X(crypt_r) \
+	X(fchmod) X(fchown) X(futimens) X(fsync) X(renameat) X(unlinkat) \
+	X(setsid) X(setgroups) X(setresuid) X(setresgid) X(prctl) X(prlimit) X(getrlimit) \
 	X(setrlimit) X(sched_setscheduler) X(sched_setaffinity) X(setpriority) X(sigaction) \
-	X(sigprocmask) X(signal) X(chdir) X(SYS_clone) X(SYS_setfsuid) X(SYS_setfsgid)      \
-	X(SYS_setgroups) X(SYS_getgroups) X(SYS_capget) X(SYS_capset) X(SYS_ioprio_set)     \
-	X(SYS_keyctl)
+	X(sigprocmask) X(signal) X(chdir) \
+	X(SYS_clone) X(SYS_setfsuid) X(SYS_setfsgid) X(SYS_setgroups) X(SYS_getgroups) \
+	X(SYS_capget) X(SYS_capset) X(SYS_ioprio_set) X(SYS_keyctl)
+/* clang-format on */
 
 #define DURESS_FAULT_ENUM(name) FAULT_FN_##name,
 enum { DURESS_FAULT_FUNCTIONS(DURESS_FAULT_ENUM) FAULT_N_FUNCTIONS };
@@ -46,8 +51,15 @@ enum { DURESS_FAULT_FUNCTIONS(DURESS_FAULT_ENUM) FAULT_N_FUNCTIONS };
  * chain's child until the action's exec "job".  Counting them apart keeps
  * the numbering the same in every run although they run side by side.
  */
-enum { FAULT_ROLE_MODULE, FAULT_ROLE_SPAWN, FAULT_ROLE_RUNNER, FAULT_ROLE_WORKER,
-       FAULT_ROLE_CHAIN, FAULT_ROLE_JOB, FAULT_N_ROLES };
+enum {
+	FAULT_ROLE_MODULE,
+	FAULT_ROLE_SPAWN,
+	FAULT_ROLE_RUNNER,
+	FAULT_ROLE_WORKER,
+	FAULT_ROLE_CHAIN,
+	FAULT_ROLE_JOB,
+	FAULT_N_ROLES
+};
 
 #define DURESS_FAULT_MAGIC 0x64666c74U
 

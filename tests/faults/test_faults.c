@@ -76,7 +76,12 @@ static const struct scenario scenarios[] = {
 	{ "wrong", "alice", FW.wrong, false, false, false, { "after", "before" } },
 	{ "real", "alice", FW.alice_real, true, true, false, { "after", "before" } },
 	/* With wait=: the module also waits on the runner's pipe (pipe2, poll, read). */
-	{ "duress-user", "alice", FW.alice_duress, true, true, true,
+	{ "duress-user",
+	  "alice",
+	  FW.alice_duress,
+	  true,
+	  true,
+	  true,
 	  { "after-wait", "before-wait" } },
 	{ "duress-global", "alice", FW.global_duress, true, true, true, { "after", "before" } },
 	/* Locked in shadow ("!" hash): the actions run, the login fails (SPEC 4). */
@@ -96,8 +101,7 @@ static struct outcome *OUT;
 static struct duress_fault_counts *COUNTS;
 static duress_fault_arm_fn *arm;
 
-__attribute__((format(printf, 2, 3))) static void append(char text[TEXT_MAX], const char *fmt,
-							 ...)
+__attribute__((format(printf, 2, 3))) static void append(char text[TEXT_MAX], const char *fmt, ...)
 {
 	size_t used = strlen(text);
 	va_list ap;
@@ -231,8 +235,8 @@ static void fds_compare(const struct fds *a, const struct fds *b, char *problems
 			append(problems, "descriptor %d (%s) left open", b->fd[i], b->target[i]);
 	for (int i = 0; i < a->n; i++)
 		if (!fds_has(b, a->fd[i], a->target[i]))
-			append(problems, "the application's descriptor %d (%s) was closed", a->fd[i],
-			       a->target[i]);
+			append(problems, "the application's descriptor %d (%s) was closed",
+			       a->fd[i], a->target[i]);
 }
 
 /* --- children ----------------------------------------------------------------- */
@@ -708,7 +712,7 @@ int main(int argc, char **argv)
 	if (!arm || !getenv("PAM_WRAPPER"))
 		bail("run through meson test: the fault shim and pam_wrapper must be preloaded");
 	fault_world_init();
-	setenv("PAM_WRAPPER_DEBUGLEVEL", "2", 1); /* the module's log lines, on stderr */
+	setenv("PAM_WRAPPER_DEBUGLEVEL", "2", 1);    /* the module's log lines, on stderr */
 	setenv("DURESS_FAULT_CHEAP_ARGON2", "1", 1); /* the stand-in's cost (shim.c) */
 	map_counts();
 	OUT = shared(sizeof(*OUT));

@@ -283,6 +283,10 @@ void fault_world_init(void)
 	make_dir(path, 0, 0700);
 	add_action(path, "global-act", 0, FW.global_duress);
 	write_services();
+	/* UID_MIN and UID_MAX as Debian's, without its 400 lines of comments (shim.c). */
+	pathf(path, "%s/login.defs", FW.tmp);
+	write_file(path, "# login.defs of the fault suite\nUID_MIN 1000\nUID_MAX 60000\n", 0, 0644);
+	setenv("DURESS_FAULT_LOGIN_DEFS", path, 1);
 	setenv("DURESS_FAULT_COUNTS", FW.counts, 1);
 	setenv("DURESS_FAULT_MODULE", FW.module, 1);
 	setenv("DURESS_FAULT_RUNNER", FW.runner, 1);
