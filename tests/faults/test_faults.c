@@ -696,14 +696,66 @@ static const struct scenario *scenario_named(const char *name)
 	return NULL;
 }
 
+/* "role/function:N" into its parts, by the names shim.h gives them; false if it is not one. */
+static bool parse_fault(const char *spec, int *role, int *fn, unsigned *n)
+{
+	char rname[32], fname[64];
+
+	*role = *fn = -1;
+	if (sscanf(spec, "%31[^/]/%63[^:]:%u", rname, fname, n) != 3 || *n == 0)
+		return false;
+	for (int r = 0; r < FAULT_N_ROLES; r++)
+		if (strcmp(rname, duress_fault_role_names[r]) == 0)
+			*role = r;
+	for (int f = 0; f < FAULT_N_FUNCTIONS; f++)
+		if (strcmp(fname, duress_fault_function_names[f]) == 0)
+			*fn = f;
+	return *role >= 0 && *fn >= 0;
+}
+
+/*
+ * One login with one fault, to look at a failure again (meson test
+ * faults-SCENARIO --test-args 'PLACEMENT role/function:N'): the verdict and
+ * the module's log lines.
+ */
+static void run_one(const struct scenario *sc, const char *placement, const char *spec)
+{
+	int p = strcmp(placement, "before") == 0 ? BEFORE : AFTER, role, fn;
+	struct tally t = { 0 };
+	struct result r;
+	char v[TEXT_MAX] = "", log[8192];
+	unsigned n;
+	ssize_t len;
+	int fd;
+
+	if (!parse_fault(spec, &role, &fn, &n) || strcmp(placement, placement_names[p]) != 0)
+		bail("usage: test_faults SCENARIO after|before role/function:N");
+	run_login(sc, p, role, fn, n, &r);
+	judge(sc, &r, &t, v);
+	tap(!v[0], "%s/%s %s: %s, the action %s%s", sc->name, placement, spec,
+	    !r.out.returned           ? "no answer" :
+	    r.out.code == PAM_SUCCESS ? "logged in" :
+					"refused",
+	    r.out.evidence ? "ran" : "did not run", r.fired ? "" : " (that call never came)");
+	if (v[0])
+		tap_detail(v);
+	fd = open(FW.log, O_RDONLY | O_CLOEXEC);
+	len = fd >= 0 ? read(fd, log, sizeof(log) - 1) : -1;
+	log[len > 0 ? len : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	tap_detail(log);
+}
+
 int main(int argc, char **argv)
 {
-	const struct scenario *sc = argc == 2 ? scenario_named(argv[1]) : NULL;
+	const struct scenario *sc = argc == 2 || argc == 4 ? scenario_named(argv[1]) : NULL;
 	struct totals all = { 0 };
 	double start = now();
 
 	if (!sc)
-		bail("usage: test_faults wrong|real|duress-user|duress-global|locked");
+		bail("usage: test_faults wrong|real|duress-user|duress-global|locked "
+		     "[after|before role/function:N]");
 	if (geteuid() != 0) {
 		printf("1..0 # SKIP fault injection needs root (identity switches, global actions)\n");
 		return 0;
@@ -717,13 +769,16 @@ int main(int argc, char **argv)
 	map_counts();
 	OUT = shared(sizeof(*OUT));
 	warm_up();
-	for (int p = 0; p < N_PLACEMENTS; p++)
+	if (argc == 4)
+		run_one(sc, argv[2], argv[3]);
+	for (int p = 0; p < N_PLACEMENTS && argc == 2; p++)
 		run_placement(sc, p, &all);
 	printf("1..%u\n", tap_count);
-	printf("# %s: %lu injections in %.1f s: %lu restore exits, %lu logins with no action "
-	       "after the runner took over, %lu failures\n",
-	       sc->name, all.injections, now() - start, all.restore_exits, all.silent_after,
-	       all.failures);
+	if (argc == 2)
+		printf("# %s: %lu injections in %.1f s: %lu restore exits, %lu logins with no action "
+		       "after the runner took over, %lu failures\n",
+		       sc->name, all.injections, now() - start, all.restore_exits, all.silent_after,
+		       all.failures);
 	fault_world_destroy();
 	return any_failed ? 1 : 0;
 }
