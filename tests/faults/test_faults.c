@@ -115,6 +115,18 @@ __attribute__((format(printf, 2, 3))) static void append(char text[TEXT_MAX], co
 	va_end(ap);
 }
 
+/* A bound against a hang, times DURESS_TIMEOUT_FACTOR (docs/testing.md), as the PAM suite's. */
+static double hang_bound(double seconds)
+{
+	const char *env = getenv("DURESS_TIMEOUT_FACTOR");
+	char *end = NULL;
+	unsigned long factor = env ? strtoul(env, &end, 10) : 1;
+
+	if (!env || end == env || *end || factor < 1 || factor > 100)
+		factor = 1;
+	return seconds * (double)factor;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -369,7 +381,7 @@ static _Noreturn void login(const struct scenario *sc, const char *service)
 	identity_compare(&before, &after, OUT->problems);
 	fds_compare(&fds_before, &fds_after, OUT->problems);
 	check_module_children(OUT->problems);
-	reap_all(RUNNER_BOUND_S, OUT->problems, "runner process");
+	reap_all(hang_bound(RUNNER_BOUND_S), OUT->problems, "runner process");
 	OUT->evidence = access(FW.evidence, F_OK) == 0;
 	/* Not exit(): pam_wrapper's destructor would remove the parent's copy of its files. */
 	_exit(0);
@@ -388,7 +400,7 @@ struct result {
 /* Waits for the login process, at most LOGIN_BOUND_S; false (and killed) past it. */
 static bool wait_login(pid_t pid, int *status)
 {
-	double deadline = now() + LOGIN_BOUND_S;
+	double deadline = now() + hang_bound(LOGIN_BOUND_S);
 	sigset_t chld;
 
 	sigemptyset(&chld);
@@ -432,7 +444,7 @@ static void run_login(const struct scenario *sc, int placement, int role, int fn
 		login(sc, sc->services[placement]);
 	res->hung = !wait_login(pid, &res->status);
 	/* What the login left (it is dead, so it is ours now): allowed to end, then killed. */
-	reap_all(RUNNER_BOUND_S, res->leftovers, "process");
+	reap_all(hang_bound(RUNNER_BOUND_S), res->leftovers, "process");
 	res->out = *OUT;
 	res->fired = atomic_load(&COUNTS->fired) != 0;
 	res->fired_role = role;
@@ -476,7 +488,7 @@ static void judge(const struct scenario *sc, const struct result *r, struct tall
 	bool success = r->out.returned && r->out.code == PAM_SUCCESS;
 
 	if (r->hung)
-		append(v, "the login hung (killed after %d s)", LOGIN_BOUND_S);
+		append(v, "the login hung (killed after %.0f s)", hang_bound(LOGIN_BOUND_S));
 	else if (WIFSIGNALED(r->status))
 		append(v, "the login process was killed by signal %d", WTERMSIG(r->status));
 	else if (restore_exit(r))
