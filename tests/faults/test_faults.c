@@ -98,6 +98,8 @@ struct outcome {
 };
 
 static struct outcome *OUT;
+/* The application ignores SIGCHLD (some daemons do): the kernel reaps its children itself. */
+static bool ignore_sigchld;
 static struct duress_fault_counts *COUNTS;
 static duress_fault_arm_fn *arm;
 
@@ -370,12 +372,14 @@ static _Noreturn void login(const struct scenario *sc, const char *service)
 	}
 	identity_take(&before);
 	fds_take(&fds_before);
+	signal(SIGCHLD, ignore_sigchld ? SIG_IGN : SIG_DFL);
 	r = pam_start(service, sc->user, &conv, &h);
 	if (r == PAM_SUCCESS)
 		r = pam_authenticate(h, 0);
 	OUT->code = r;
 	OUT->returned = true;
 	pam_end(h, r);
+	signal(SIGCHLD, SIG_DFL);
 	identity_take(&after);
 	fds_take(&fds_after);
 	identity_compare(&before, &after, OUT->problems);
@@ -618,6 +622,30 @@ static void fail_each_call(const struct scenario *sc, int placement, int role, i
 	all->failures += t.failures;
 }
 
+/*
+ * In an application that ignores SIGCHLD, a runner that cannot be started
+ * (its exec fails) must still fail the login: its exit status must not be
+ * lost to the kernel's reaping.
+ */
+static void runner_status_kept(const struct scenario *sc, int placement)
+{
+	struct tally t = { 0 };
+	struct result r;
+	char v[TEXT_MAX] = "";
+
+	ignore_sigchld = true;
+	run_login(sc, placement, FAULT_ROLE_SPAWN, FAULT_FN_execve, 1, &r);
+	ignore_sigchld = false;
+	judge(sc, &r, &t, v);
+	if (!r.fired)
+		append(v, "the runner's exec never came");
+	tap(!v[0], "%s/%s with SIGCHLD ignored, the runner's exec failing: %s", sc->name,
+	    placement_names[placement],
+	    r.out.returned && r.out.code == PAM_SUCCESS ? "logged in" : "refused");
+	if (v[0])
+		tap_detail(v);
+}
+
 static void run_placement(const struct scenario *sc, int placement, struct totals *all)
 {
 	unsigned calls[FAULT_N_ROLES][FAULT_N_FUNCTIONS];
@@ -644,6 +672,8 @@ static void run_placement(const struct scenario *sc, int placement, struct total
 						 duress_fault_function_names[fn]);
 	}
 	printf("# %s/%s: not called:%s\n", sc->name, placement_names[placement], unused);
+	if (sc->acts && sc->may_log_in)
+		runner_status_kept(sc, placement);
 }
 
 /* --- setup -------------------------------------------------------------------- */
