@@ -307,7 +307,7 @@ static void tell_large_actions(const char *shown, const struct duress_dir *dir)
 	}
 }
 
-static bool default_cost(const struct duress_params *p)
+static bool at_default_cost(const struct duress_params *p)
 {
 	return (uint64_t)p->mem_kib * 1024U == crypto_pwhash_MEMLIMIT_INTERACTIVE &&
 	       p->ops == crypto_pwhash_OPSLIMIT_INTERACTIVE;
@@ -336,7 +336,7 @@ static void tell_user_costs(const char *shown, const struct duress_dir *dir, con
 	for (size_t i = 0; i < dir->n_params; i++) {
 		const struct duress_params *p = &dir->params[i];
 
-		if (default_cost(p))
+		if (at_default_cost(p))
 			continue;
 		printf("%s: WARN: signed at a cost other than the default (%s instead of %s), so a "
 		       "wrong password for %s takes another time than for an account without "
