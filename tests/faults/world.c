@@ -129,8 +129,8 @@ extern char **environ;
 static void sign(const char *path, const char *password)
 {
 	char a0[] = "duress", a1[] = "sign", a2[] = "--stdin", a3[] = "--memlimit", a4[] = "8K",
-	     a5[] = "--opslimit", a6[] = "1", file[PATH_MAX];
-	char *const argv[] = { a0, a1, a2, a3, a4, a5, a6, file, NULL };
+	     a5[] = "--opslimit", a6[] = "1", weak[] = "--allow-weak-cost", file[PATH_MAX];
+	char *const argv[] = { a0, a1, a2, a3, a4, a5, a6, weak, file, NULL };
 	char *envp[256];
 	size_t n = 0;
 	int in[2], status = 0;
