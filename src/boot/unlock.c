@@ -331,8 +331,8 @@ int unlock_at_prompt(const struct unlock_paths *p, const char *pass, size_t len,
 	r = r < 0 ? r : d;
 	if (r == 0 && duress_dir_loaded(&dir)) {
 		if (too_long) {
-			/* Hashes and seals everything a try would: it costs what the others do, matching nothing. */
-			matches = duress_dir_hash_sealed(&dir);
+			/* A wrong passphrase's work: it costs what the others do, matching nothing. */
+			matches = duress_dir_judge(&dir);
 		} else {
 			matches = duress_dir_verify(
 				&dir, (const unsigned char(*)[DURESS_KEY_LEN])kdf.keys, pass, len);

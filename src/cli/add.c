@@ -90,7 +90,7 @@ static void add_usage(FILE *out)
 	      "                  [--set KEY=VALUE]... [--set-file KEY=FILE]...\n"
 	      "                  [--no-edit] [--stdin] [--force] [--examples-dir DIR]\n"
 	      "                  [--pam-dir DIR] [--crypttab FILE] [--dracut-conf DIR]\n"
-	      "                  [--memlimit BYTES] [--opslimit N]\n"
+	      "                  [--memlimit BYTES] [--opslimit N] [--allow-weak-cost]\n"
 	      "\n"
 	      "Copies the example action EXAMPLE and its EXAMPLE.conf into your per-user\n"
 	      "directory (or, with --global, the global one), as the module line of the\n"
@@ -125,7 +125,7 @@ static void add_usage(FILE *out)
 	      "  --force            replace an EXAMPLE or EXAMPLE.conf already there\n"
 	      "  --examples-dir DIR where the examples are (default " DURESS_EXAMPLES_DIR ")\n"
 	      "  --pam-dir DIR      where the PAM stack is read (default /etc/pam.d)\n"
-	      "  --memlimit BYTES, --opslimit N   as for duress sign\n"
+	      "  --memlimit BYTES, --opslimit N, --allow-weak-cost   as for duress sign\n"
 	      "  -h, --help         show this help\n"
 	      "\n"
 	      "Exit 0 when the action is ARMED (or the list is shown), 1 otherwise, 2 on\n"
@@ -149,7 +149,8 @@ enum {
 	OPT_BEFORE_UNLOCK,
 	OPT_BOOT_DIR,
 	OPT_CRYPTTAB,
-	OPT_DRACUT_CONF
+	OPT_DRACUT_CONF,
+	OPT_ALLOW_WEAK_COST
 };
 
 static const struct option add_options[] = {
@@ -169,6 +170,7 @@ static const struct option add_options[] = {
 	{ "pam-dir", required_argument, NULL, OPT_PAM_DIR },
 	{ "memlimit", required_argument, NULL, OPT_MEMLIMIT },
 	{ "opslimit", required_argument, NULL, OPT_OPSLIMIT },
+	{ "allow-weak-cost", no_argument, NULL, OPT_ALLOW_WEAK_COST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -225,14 +227,15 @@ static int parse_add(struct add_opts *o, int argc, char **argv, int *status)
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", add_options, NULL)) != -1) {
-		bool *flag = opt == OPT_LIST          ? &o->list :
-			     opt == OPT_GLOBAL        ? &o->global :
-			     opt == OPT_NO_EDIT       ? &o->no_edit :
-			     opt == OPT_STDIN         ? &o->from_stdin :
-			     opt == OPT_FORCE         ? &o->force :
-			     opt == OPT_BOOT          ? &o->boot :
-			     opt == OPT_BEFORE_UNLOCK ? &o->before_unlock :
-							NULL;
+		bool *flag = opt == OPT_LIST            ? &o->list :
+			     opt == OPT_GLOBAL          ? &o->global :
+			     opt == OPT_NO_EDIT         ? &o->no_edit :
+			     opt == OPT_STDIN           ? &o->from_stdin :
+			     opt == OPT_FORCE           ? &o->force :
+			     opt == OPT_BOOT            ? &o->boot :
+			     opt == OPT_BEFORE_UNLOCK   ? &o->before_unlock :
+			     opt == OPT_ALLOW_WEAK_COST ? &o->sign.allow_weak_cost :
+							  NULL;
 
 		if (flag)
 			*flag = true;
@@ -240,6 +243,8 @@ static int parse_add(struct add_opts *o, int argc, char **argv, int *status)
 			return -1;
 	}
 	*status = 2;
+	if (duress_sign_opts_floor(&o->sign) < 0)
+		return -1;
 	if (o->boot && o->global) {
 		fputs("duress add: --boot and --global are two different directories: "
 		      "choose one\n",

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "core/actions.h"
 #include "core/account.h"
 #include "core/boot.h"
@@ -280,6 +282,80 @@ static int report_dir(const char *path, const struct duress_dir *dir, bool legac
 }
 
 /*
+ * A match copies and hashes its action and companions before the action
+ * runs; from this size on that time is worth a WARN (about 5 ms a MiB on
+ * the test machine, docs/tells.md).
+ */
+#define NOTICEABLE_MATCH_READ ((uint64_t)1 << 20)
+
+/* Armed actions a match would copy and hash for long enough to notice: a WARN each. */
+static void tell_large_actions(const char *shown, const struct duress_dir *dir)
+{
+	char name[DURESS_ESCAPED_SIZE(NAME_MAX)];
+
+	for (size_t i = 0; i < dir->n_actions; i++) {
+		const struct duress_action *a = &dir->actions[i];
+
+		if (a->skip != DURESS_SKIP_NONE || a->legacy || a->size < NOTICEABLE_MATCH_READ)
+			continue;
+		printf("%s/%s: WARN: %.1f MiB to copy and hash when its password matches, which "
+		       "a real login and a wrong password do not wait for: a duress login takes "
+		       "longer; fix: keep it and its companions under 1 MiB, e.g. a short script "
+		       "that runs a program installed elsewhere\n",
+		       shown, duress_escape(a->name, name, sizeof(name)),
+		       (double)a->size / (1024.0 * 1024.0));
+	}
+}
+
+static bool at_default_cost(const struct duress_params *p)
+{
+	return (uint64_t)p->mem_kib * 1024U == crypto_pwhash_MEMLIMIT_INTERACTIVE &&
+	       p->ops == crypto_pwhash_OPSLIMIT_INTERACTIVE;
+}
+
+/* A cost as --memlimit and --opslimit take it: "64M, 2 passes". */
+static const char *shown_cost(uint64_t mem_kib, unsigned ops, char *buf, size_t size)
+{
+	if (mem_kib % 1024 == 0)
+		snprintf(buf, size, "%lluM, %u passes", (unsigned long long)(mem_kib / 1024), ops);
+	else
+		snprintf(buf, size, "%lluK, %u passes", (unsigned long long)mem_kib, ops);
+	return buf;
+}
+
+/*
+ * What makes a wrong password for the owner of a per-user directory cost
+ * other than for an account without actions (one Argon2id at the default
+ * cost): a set at another cost, or more than one set.  A WARN each.
+ */
+static void tell_user_costs(const char *shown, const struct duress_dir *dir, const char *user)
+{
+	char who[DURESS_ESCAPED_SIZE(LOGIN_NAME_MAX)], cost[64], usual[64];
+
+	duress_escape(user, who, sizeof(who));
+	for (size_t i = 0; i < dir->n_params; i++) {
+		const struct duress_params *p = &dir->params[i];
+
+		if (at_default_cost(p))
+			continue;
+		printf("%s: WARN: signed at a cost other than the default (%s instead of %s), so a "
+		       "wrong password for %s takes another time than for an account without "
+		       "actions; fix: sign its actions again without --memlimit and --opslimit\n",
+		       shown, shown_cost(p->mem_kib, p->ops, cost, sizeof(cost)),
+		       shown_cost(crypto_pwhash_MEMLIMIT_INTERACTIVE / 1024U,
+				  crypto_pwhash_OPSLIMIT_INTERACTIVE, usual, sizeof(usual)),
+		       who);
+		break;
+	}
+	if (dir->n_params > 1)
+		printf("%s: WARN: %zu different salts or costs, so a wrong password for %s costs %zu "
+		       "Argon2id derivations, and for an account without actions one; fix: sign "
+		       "its actions again without --memlimit and --opslimit (duress sign then shares "
+		       "one salt)\n",
+		       shown, dir->n_params, who, dir->n_params);
+}
+
+/*
  * Returns the number of actions not armed (a bad directory counts as one);
  * adds the number of actions listed to *actions.  The caps and legacy_sha256
  * are the module line's; files are opened with as's rights (NULL: ours), as
@@ -336,6 +412,10 @@ static int check_dir(const char *path, enum duress_scope scope, const struct pas
 			boot->n_actions += dir.actions[i].skip != DURESS_SKIP_NOT_AN_ACTION;
 	}
 	/* The whole check tells; add's one line for its new action does not. */
+	if (!only)
+		tell_large_actions(shown, &dir);
+	if (!only && scope == DURESS_SCOPE_USER && owner)
+		tell_user_costs(shown, &dir, owner->pw_name);
 	if (!only && duress_tells_dir(shown, &dir, owner ? owner->pw_dir : NULL,
 				      owner ? owner->pw_name : NULL) < 0) {
 		fputs("duress: cannot give back the rights a user's file was read with\n", stderr);

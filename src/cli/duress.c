@@ -65,7 +65,9 @@ static void usage(FILE *out)
 	      "                       changes, the action no longer runs\n"
 	      "  --memlimit BYTES     sign, add: Argon2id memory for a new salt (K, M, G\n"
 	      "                       suffixes)\n"
-	      "  --opslimit N         sign, add: Argon2id passes for a new salt\n"
+	      "  --opslimit N         sign, add: Argon2id passes for a new salt; neither\n"
+	      "                       below libsodium's interactive cost (64M, 2 passes)\n"
+	      "  --allow-weak-cost    sign, add: allow a cost below it (test suites)\n"
 	      "  --user USER          check: whose per-user directory (default: yours)\n"
 	      "  --global-dir DIR     check: the global directory (\"\" skips it)\n"
 	      "  --user-dir TEMPLATE  check: the per-user directory, %h = home, %u = user\n"
@@ -94,7 +96,7 @@ static void usage(FILE *out)
 static void sign_usage(FILE *out)
 {
 	fputs("Usage: duress sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N]\n"
-	      "                   [--pam-dir DIR] [--boot-dir DIR] FILE...\n"
+	      "                   [--allow-weak-cost] [--pam-dir DIR] [--boot-dir DIR] FILE...\n"
 	      "       duress_sign [same options] FILE...\n"
 	      "\n"
 	      "Binds one duress password to the exact content of each action FILE and\n"
@@ -108,7 +110,11 @@ static void sign_usage(FILE *out)
 	      "                   the action no longer runs\n"
 	      "  --memlimit BYTES Argon2id memory for a new salt (K, M, G suffixes);\n"
 	      "                   by default the directory's salt and cost are reused\n"
-	      "  --opslimit N     Argon2id passes for a new salt\n"
+	      "  --opslimit N     Argon2id passes for a new salt; neither may be below\n"
+	      "                   libsodium's interactive cost (64M, 2 passes), the default\n"
+	      "  --allow-weak-cost  allow a cost below it (for test suites: it makes the\n"
+	      "                   account's wrong passwords faster than for one without\n"
+	      "                   actions)\n"
 	      "  --pam-dir DIR    where the PAM stack is read to learn which directories\n"
 	      "                   the module reads (default /etc/pam.d)\n"
 	      "  --boot-dir DIR   the disk-unlock prompt's directory (default\n"
@@ -142,7 +148,8 @@ enum {
 	OPT_OPSLIMIT,
 	OPT_VERSION,
 	OPT_PAM_DIR,
-	OPT_BOOT_DIR
+	OPT_BOOT_DIR,
+	OPT_ALLOW_WEAK_COST
 };
 
 static const struct option sign_options[] = {
@@ -150,6 +157,7 @@ static const struct option sign_options[] = {
 	{ "also", required_argument, NULL, OPT_ALSO },
 	{ "memlimit", required_argument, NULL, OPT_MEMLIMIT },
 	{ "opslimit", required_argument, NULL, OPT_OPSLIMIT },
+	{ "allow-weak-cost", no_argument, NULL, OPT_ALLOW_WEAK_COST },
 	{ "pam-dir", required_argument, NULL, OPT_PAM_DIR },
 	{ "boot-dir", required_argument, NULL, OPT_BOOT_DIR },
 	{ "help", no_argument, NULL, 'h' },
@@ -198,6 +206,9 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 				return -1;
 			}
 			break;
+		case OPT_ALLOW_WEAK_COST:
+			c->sign.allow_weak_cost = true;
+			break;
 		case OPT_PAM_DIR:
 			c->sign.pam_dir = optarg;
 			break;
@@ -218,6 +229,10 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 			*status = 2;
 			return -1;
 		}
+	}
+	if (for_sign && duress_sign_opts_floor(&c->sign) < 0) {
+		*status = 2;
+		return -1;
 	}
 	return optind;
 }

@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/escape.h"
+#include "core/safe_open.h"
 
 bool duress_set_file_is_stdin(const char *spec)
 {
@@ -56,16 +58,54 @@ static const char *first_line(const char *buf, size_t n, size_t *len)
 	return NULL;
 }
 
-/* Opens FILE for reading ("-": standard input, not closed); -errno if it cannot. */
-static int open_value_file(const char *file)
+/* Why the one helper did not open FILE: one line's end. */
+static const char *refusal(const struct duress_file *f, char *buf, size_t size)
 {
-	int fd;
+	/* What <(command) and a named pipe give: standard input is the way for those. */
+	static const char piped[] = ", not a regular file (a command's output: KEY=- and "
+				    "standard input)";
+
+	if (f->error)
+		return strerror_r(f->error, buf, size);
+	if (f->skip == DURESS_SKIP_SYMLINK)
+		snprintf(buf, size, "a symlink%s", piped);
+	else if (f->skip == DURESS_SKIP_TOO_LARGE)
+		snprintf(buf, size, "larger than %llu KiB: not a file of one value",
+			 (unsigned long long)(DURESS_SET_FILE_MAX_SIZE / 1024));
+	else if (f->skip != DURESS_SKIP_NOT_REGULAR)
+		return duress_skip_reason(f->skip);
+	else if (S_ISFIFO(f->st.st_mode))
+		snprintf(buf, size, "a FIFO%s", piped);
+	else
+		snprintf(buf, size, "%s, not a regular file",
+			 S_ISDIR(f->st.st_mode)  ? "a directory" :
+			 S_ISSOCK(f->st.st_mode) ? "a socket" :
+						   "a device");
+	return buf;
+}
+
+/*
+ * Opens FILE for reading ("-": standard input, not closed): through the one
+ * helper, so a regular file of at most DURESS_SET_FILE_MAX_SIZE bytes, its
+ * name not a symlink, opened only after an O_PATH fstat (a FIFO or device
+ * is never opened, so nothing blocks); -1 with *why set if not.
+ */
+static int open_value_file(const char *file, const char **why, char *buf, size_t size)
+{
+	const struct duress_trust t = { .max_size = DURESS_SET_FILE_MAX_SIZE };
+	struct duress_file f;
+	int r;
 
 	if (strcmp(file, "-") == 0)
 		return STDIN_FILENO;
-	/* A FIFO is fine: <(pass show KEY) gives one, and its writer is there. */
-	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	return fd < 0 ? -errno : fd;
+	r = duress_open_file(AT_FDCWD, file, DURESS_FILE_INPUT, &t, true, &f);
+	if (r < 0)
+		*why = strerror_r(-r, buf, size);
+	else if (f.fd < 0)
+		*why = refusal(&f, buf, size);
+	/* Our own rights: nothing to give back, and the descriptor is the caller's. */
+	(void)duress_file_release(&f);
+	return *why ? -1 : f.fd;
 }
 
 char *duress_set_file_read(const char *spec)
@@ -73,22 +113,25 @@ char *duress_set_file_read(const char *spec)
 	const char *eq = strchr(spec, '=');
 	size_t key_len = (size_t)(eq - spec), len = 0;
 	char buf[DURESS_SET_FILE_MAX + 2], shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	char reason[128];
 	const char *why = NULL;
 	char *set = NULL;
-	int fd = open_value_file(eq + 1);
-	ssize_t n = fd < 0 ? fd : read_head(fd, buf);
+	int fd = open_value_file(eq + 1, &why, reason, sizeof(reason));
+	ssize_t n = fd < 0 ? -1 : read_head(fd, buf);
 
 	if (fd > STDIN_FILENO)
 		close(fd);
+	if (n < 0 && !why)
+		why = strerror_r((int)-n, reason, sizeof(reason));
 	if (n >= 0)
 		why = first_line(buf, (size_t)n, &len);
-	if (n >= 0 && !why && !(set = malloc(key_len + 1 + len + 1)))
+	if (!why && !(set = malloc(key_len + 1 + len + 1)))
 		why = "out of memory";
-	if (n < 0 || why) {
+	if (why) {
 		fprintf(stderr, "duress add: --set-file %.*s=%s: %s\n", (int)key_len, spec,
 			strcmp(eq + 1, "-") ? duress_escape(eq + 1, shown, sizeof(shown)) :
 					      "- (standard input)",
-			why ? why : strerror((int)-n));
+			why);
 	} else {
 		memcpy(set, spec, key_len + 1);
 		memcpy(set + key_len + 1, buf, len);

@@ -509,6 +509,46 @@ int duress_sign_opts_cost(struct duress_sign_opts *opts, bool memory, const char
 	return 0;
 }
 
+/* A memory cost as --memlimit takes it, with the largest suffix that divides it. */
+static const char *shown_memory(uint64_t bytes, char *buf, size_t size)
+{
+	static const char *const suffixes[] = { "", "K", "M", "G" };
+	size_t i = 0;
+
+	while (i + 1 < sizeof(suffixes) / sizeof(suffixes[0]) && bytes >= 1024 &&
+	       bytes % 1024 == 0) {
+		bytes /= 1024;
+		i++;
+	}
+	snprintf(buf, size, "%llu%s", (unsigned long long)bytes, suffixes[i]);
+	return buf;
+}
+
+int duress_sign_opts_floor(const struct duress_sign_opts *opts)
+{
+	const bool memory = opts->memlimit && opts->memlimit < crypto_pwhash_MEMLIMIT_INTERACTIVE;
+	const bool passes = opts->opslimit && opts->opslimit < crypto_pwhash_OPSLIMIT_INTERACTIVE;
+	char given[32], floor[32], least[32];
+
+	if (opts->allow_weak_cost || (!memory && !passes))
+		return 0;
+	shown_memory(crypto_pwhash_MEMLIMIT_INTERACTIVE, floor, sizeof(floor));
+	if (memory) {
+		shown_memory(opts->memlimit, given, sizeof(given));
+		snprintf(least, sizeof(least), "%s", floor);
+	} else {
+		snprintf(given, sizeof(given), "%llu", (unsigned long long)opts->opslimit);
+		snprintf(least, sizeof(least), "%u", crypto_pwhash_OPSLIMIT_INTERACTIVE);
+	}
+	fprintf(stderr,
+		"duress: --%s %s is below the floor, libsodium's interactive cost (%s, %u passes): "
+		"wrong passwords for the account would take less time than for an account "
+		"without actions; leave it out, or give at least %s\n",
+		memory ? "memlimit" : "opslimit", given, floor, crypto_pwhash_OPSLIMIT_INTERACTIVE,
+		least);
+	return -1;
+}
+
 int duress_sign_file(const char *path, const struct duress_password *pw,
 		     const struct duress_sign_opts *opts)
 {

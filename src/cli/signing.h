@@ -10,8 +10,9 @@
 #include "core/sig.h"
 
 struct duress_sign_opts {
-	uint64_t memlimit; /* 0 (with opslimit 0): the directory's salt and cost, */
-	uint64_t opslimit; /* or else libsodium's INTERACTIVE cost */
+	uint64_t memlimit;    /* 0 (with opslimit 0): the directory's salt and cost, */
+	uint64_t opslimit;    /* or else libsodium's INTERACTIVE cost */
+	bool allow_weak_cost; /* --allow-weak-cost: below the floor too (test suites) */
 	const char *also[DURESS_ALSO_MAX_FILES]; /* companion files, as given */
 	size_t n_also;
 	const char *pam_dir;  /* where to find the module line's directories (NULL: /etc/pam.d) */
@@ -24,6 +25,13 @@ struct duress_sign_opts {
  * 0, or -1 after a one-line error.
  */
 int duress_sign_opts_cost(struct duress_sign_opts *opts, bool memory, const char *value);
+
+/*
+ * The floor, once every option is read: a --memlimit or --opslimit below
+ * libsodium's INTERACTIVE cost (the default) is refused unless
+ * --allow-weak-cost.  Returns 0, or -1 after a one-line error.
+ */
+int duress_sign_opts_floor(const struct duress_sign_opts *opts);
 
 /*
  * Signs the action at path where it lies, bound to the companion files,

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "identity.h"
@@ -21,10 +22,14 @@ struct duress_action {
 	bool sig_world_readable; /* the same for the signature: offline guessing */
 	size_t key_index;        /* which of the directory's keys verifies it */
 	struct duress_sig sig;   /* for legacy: sig.content_hash is the stored hash */
-	unsigned char content_hash[DURESS_HASH_LEN]; /* filled by duress_dir_verify/hash */
-	int memfd;                                   /* sealed copy of the verified bytes, or -1 */
-	bool elf; /* an ELF binary (its memfd may be close-on-exec) */
+	/* What was read: by duress_dir_hash*(), and by a try only for a match or a legacy one. */
+	unsigned char content_hash[DURESS_HASH_LEN];
+	int memfd; /* sealed copy of the verified bytes, or -1 */
+	bool elf;  /* an ELF binary (its memfd may be close-on-exec) */
 	bool matched;
+	/* skip was learnt by reading an action its password matched: not for the default log. */
+	bool skip_on_match;
+	uint64_t size; /* what a match reads: the action's and its companions' sizes, as judged */
 };
 
 struct duress_dir {
@@ -64,17 +69,30 @@ struct duress_trust duress_dir_trust(const struct duress_dir *dir, uint64_t max_
 
 /*
  * Checks `password` against every armed action of dir, with keys[i] the key
- * of dir->params[i] (duress_kdf_derive()), and the same work whichever
- * action matches.  Matching actions keep a sealed memfd of exactly the bytes
- * whose hash was verified.  Returns the number of matches, or -errno on an
- * internal error.
+ * of dir->params[i] (duress_kdf_derive()).  Each tag is checked against the
+ * content hash its signature records, so no action is read unless it
+ * matches: every armed action and companion is opened and judged (trust
+ * rules, sizes, max_total), whatever the password.  A matching action is
+ * then copied, with the rights that opened it, from the descriptor it was
+ * judged by into a sealed memfd, hashed, and kept only if that hash is the
+ * recorded one (else skipped as changed, with skip_on_match).  A legacy
+ * .sha256 one is hashed (and copied) at every check: its check needs the
+ * content.  Returns the number of matches, or -errno on an internal error.
  */
 int duress_dir_verify(struct duress_dir *dir, const unsigned char (*keys)[DURESS_KEY_LEN],
 		      const char *password, size_t len);
 
 /*
- * Fills content_hash of each armed action (no password): for `duress check`.
- * Returns 0 or -errno for an internal error.
+ * The work of a check that matches nothing, without a password: what
+ * duress_dir_verify() does for a wrong one (for a passphrase that cannot
+ * be checked at all).  0 or -errno.
+ */
+int duress_dir_judge(struct duress_dir *dir);
+
+/*
+ * Fills content_hash of each armed action (no password) and skips those
+ * changed since signing: for `duress check`.  Returns 0 or -errno for an
+ * internal error.
  */
 int duress_dir_hash(struct duress_dir *dir);
 
@@ -118,7 +136,7 @@ const char *duress_dir_problem(int r, char *buf, size_t len);
  * bound to sig's companion files (also=), each opened by duress_open_file()
  * with trust's identity and judged as a companion of trust's scope and owner:
  * regular, owned by root (or by that user), not writable by group or others,
- * within trust->max_size.  What is read is charged to *budget.  Returns 0
+ * within trust->max_size.  Each one's size is charged to *budget.  Returns 0
  * with *ret_skip DURESS_SKIP_NONE or why not, or -errno for an internal error.
  */
 int duress_bind_companions(const struct duress_trust *trust, const struct duress_sig *sig,

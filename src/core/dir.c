@@ -166,7 +166,7 @@ static int has_signature(const struct duress_dir *dir, const char *name)
 	return 0;
 }
 
-/* Judges an entry without reading it (read_content reads it); 0 or -errno. */
+/* Judges an entry without reading it (a check judges it again, verify.c); 0 or -errno. */
 static int judge_entry(struct duress_dir *dir, struct duress_action *a)
 {
 	struct duress_trust t = duress_dir_trust(dir, dir->caps->max_file_size);
@@ -359,6 +359,9 @@ void duress_dir_free(struct duress_dir *dir)
  * One line per directory for the entries it skips, whatever their number:
  * the user makes them, and may make many.  The details are for `debug`.
  * A user names the files: each name is escaped, or it could forge log lines.
+ * A skip learnt only because the password matched (a matched action changed
+ * since signing) is for `debug` alone: at the default level a match and a
+ * wrong password log the same lines.
  */
 void duress_dir_log_skips(const struct duress_dir *dir, const struct duress_log *lg)
 {
@@ -372,11 +375,13 @@ void duress_dir_log_skips(const struct duress_dir *dir, const struct duress_log 
 
 		if (a->skip == DURESS_SKIP_NONE || a->skip == DURESS_SKIP_NOT_AN_ACTION)
 			continue;
-		first = first ? first : a;
-		n++;
 		duress_debug(lg, "%s/%s: %s, skipping", path,
 			     duress_escape(a->name, name, sizeof(name)),
 			     duress_skip_reason(a->skip));
+		if (a->skip_on_match)
+			continue;
+		first = first ? first : a;
+		n++;
 	}
 	if (n > 0)
 		duress_log(lg, LOG_WARNING, "%s: %zu entr%s skipped, the first %s: %s", path, n,

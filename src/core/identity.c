@@ -237,9 +237,12 @@ int duress_identity_leave(struct duress_saved_identity *saved)
 
 	if (!saved->switched)
 		return 0;
-	for (int pass = 0; pass < RESTORE_PASSES && !restored(saved); pass++)
-		restore_pass(saved);
+	/* Each look counts once: a read that fails once is looked at again after a pass. */
 	ok = restored(saved);
+	for (int pass = 0; pass < RESTORE_PASSES && !ok; pass++) {
+		restore_pass(saved);
+		ok = restored(saved);
+	}
 	free(saved->groups);
 	*saved = (struct duress_saved_identity){ 0 };
 	if (!ok)

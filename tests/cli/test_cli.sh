@@ -7,7 +7,7 @@ DURESS=$1
 . "$(dirname "$0")/../lib/tap.sh"
 # Cheap cost keeps the suite fast; the default cost is tested once.
 # Its PAM stack's module line reads $T/d: sign warns about any other directory.
-sign() { duress sign --pam-dir "$T/pam" --stdin --memlimit 8K --opslimit 1 "$@"; }
+sign() { duress sign --pam-dir "$T/pam" --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$@"; }
 new_action() { # new_action PATH [CONTENT]
 	printf '%s\n' "${2:-#!/bin/sh
 echo hello}" >"$1"
@@ -57,7 +57,7 @@ echo 'Another-pw-9' | sign "$B" >/dev/null 2>&1
 check "second action in a directory reuses salt and cost" test "$(sig_field "$A" 4)$(sig_field "$A" 5)" = "$(sig_field "$B" 4)$(sig_field "$B" 5)"
 C=$T/d/charlie
 new_action "$C"
-echo 'Another-pw-9' | duress sign --stdin --memlimit 16K --opslimit 2 "$C" >/dev/null 2>&1
+echo 'Another-pw-9' | duress sign --stdin --memlimit 16K --opslimit 2 --allow-weak-cost "$C" >/dev/null 2>&1
 check "explicit cost gets a new salt and that cost" test "$(sig_field "$C" 4)" = "m=16,t=2,p=1" -a "$(sig_field "$C" 5)" != "$(sig_field "$A" 5)"
 rm -f "$C" "$C.sig"
 
@@ -101,20 +101,41 @@ new_action "$T/weak/c"
 echo 'Weak-pw-1' | sign "$T/weak/c" >/dev/null 2>&1
 check "the same explicit cheap cost shares that action's salt" test "$(sig_field "$T/weak/c" 5)" = "$(sig_field "$T/weak/a" 5)"
 
+# --- the floor: no new signature below the default cost (issue 24, item 8) -----
+# refused_cost DESCRIPTION LINE ARGS...: exit 2, stderr exactly LINE, no signature.
+refused_cost() {
+	local what=$1 line=$2 rc
+	shift 2
+	new_action "$T/floor/x"
+	err=$(echo 'Floor-pw-3' | duress sign --stdin "$@" "$T/floor/x" 2>&1 >/dev/null)
+	rc=$?
+	check "$what: exit 2, one line, nothing written" \
+		test "$rc" -eq 2 -a "$err" = "$line" -a ! -e "$T/floor/x.sig"
+}
+mkdir -m 700 "$T/floor"
+FLOOR_WHY="is below the floor, libsodium's interactive cost (64M, 2 passes): wrong passwords for the account would take less time than for an account without actions; leave it out, or give at least"
+refused_cost "--memlimit 32M --opslimit 2 (the issue's)" "duress: --memlimit 32M $FLOOR_WHY 64M" --memlimit 32M --opslimit 2
+refused_cost "--opslimit 1" "duress: --opslimit 1 $FLOOR_WHY 2" --opslimit 1
+refused_cost "--memlimit in bytes, one byte short" "duress: --memlimit 67108863 $FLOOR_WHY 64M" --memlimit 67108863
+err=$(echo 'Floor-pw-3' | duress sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$T/floor/x" 2>&1 >/dev/null)
+check "--allow-weak-cost: signed below the floor (the test suites' cost)" test $? -eq 0 -a "$(sig_field "$T/floor/x" 4)" = "m=8,t=1,p=1"
+out=$(duress check --pam-dir "" --user-dir "$T/floor" --global-dir "" --boot-dir "" 2>&1)
+check "a signature below the floor stays armed (upgrades keep actions armed)" grep -qx "$T/floor/x: ARMED" <<<"$out"
+
 # --- what the module would skip is refused (per-user caps) ---------------------
 mkdir -m 700 "$T/caps"
 new_action "$T/caps/big"
-err=$(echo 'Caps-pw-2' | duress sign --stdin --memlimit 128M --opslimit 1 "$T/caps/big" 2>&1)
+err=$(echo 'Caps-pw-2' | duress sign --stdin --memlimit 128M --opslimit 1 --allow-weak-cost "$T/caps/big" 2>&1)
 check "per-user: memory over 64 MiB refused" test $? -ne 0 -a ! -e "$T/caps/big.sig"
 check "per-user: the refusal is one line that says why" test "$(wc -l <<<"$err")" -eq 1 -a -n "$(grep "over the module's caps for a per-user directory" <<<"$err")"
-echo 'Caps-pw-2' | duress sign --stdin --memlimit 8K --opslimit 3 "$T/caps/big" >/dev/null 2>&1
+echo 'Caps-pw-2' | duress sign --stdin --memlimit 8K --opslimit 3 --allow-weak-cost "$T/caps/big" >/dev/null 2>&1
 check "per-user: 3 passes refused" test $? -ne 0 -a ! -e "$T/caps/big.sig"
 sign_apart "$T/caps" one
 new_action "$T/caps/one"
 sign_apart "$T/caps" two
 new_action "$T/caps/two"
 new_action "$T/caps/three"
-err=$(echo 'Caps-pw-2' | duress sign --stdin --memlimit 16K --opslimit 1 "$T/caps/three" 2>&1)
+err=$(echo 'Caps-pw-2' | duress sign --stdin --memlimit 16K --opslimit 1 --allow-weak-cost "$T/caps/three" 2>&1)
 check "per-user: a third salt and cost refused, nothing written" test $? -ne 0 -a ! -e "$T/caps/three.sig"
 check "per-user: the third set's refusal is one line that says why" test "$(wc -l <<<"$err")" -eq 1 -a -n "$(grep "sets the module computes" <<<"$err")"
 echo 'Caps-pw-2' | sign "$T/caps/two" >/dev/null 2>&1
@@ -260,7 +281,7 @@ check "unknown option: exit 2" test $? -eq 2
 ln -s "$DURESS" "$T/duress_sign"
 E=$T/d/echo
 new_action "$E"
-echo 'Alias-pw-3' | $WRAP "$T/duress_sign" --stdin --memlimit 8K --opslimit 1 "$E" >/dev/null 2>&1
+echo 'Alias-pw-3' | $WRAP "$T/duress_sign" --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$E" >/dev/null 2>&1
 echo 'Alias-pw-3' | duress verify --stdin "$E" >/dev/null
 check "duress_sign is an alias of duress sign" test $? -eq 0
 
@@ -277,7 +298,7 @@ else
 	echo 'Root-signs-4' | sign "$T/u/act" >/dev/null 2>&1
 	check "root signing a user's action: signature owned by the user" test "$(stat -c %u:%g:%a "$T/u/act.sig")" = "65534:65534:600"
 	new_action "$T/u/roots"
-	echo 'Root-signs-4' | setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$T/u/roots" >/dev/null 2>&1
+	echo 'Root-signs-4' | setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$T/u/roots" >/dev/null 2>&1
 	check "a user cannot sign someone else's action" test $? -ne 0 -a ! -e "$T/u/roots.sig"
 	# The owner's real password is looked up through NSS: fake it with nss_wrapper.
 	hash=$(python3 -c 'import crypt; print(crypt.crypt("Real-pw-5", crypt.mksalt(crypt.METHOD_SHA512)))' 2>/dev/null)
@@ -286,7 +307,7 @@ else
 	printf 'nobody:%s:19000:0:99999:7:::\n' "$hash" >"$T/shadow"
 	new_action "$T/u/real"
 	chown 65534:65534 "$T/u/real"
-	err=$(echo 'Real-pw-5' | LD_PRELOAD=${DURESS_PRELOAD_ASAN:+$DURESS_PRELOAD_ASAN:}libnss_wrapper.so NSS_WRAPPER_PASSWD=$T/passwd NSS_WRAPPER_GROUP=$T/group NSS_WRAPPER_SHADOW=$T/shadow "$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$T/u/real" 2>&1)
+	err=$(echo 'Real-pw-5' | LD_PRELOAD=${DURESS_PRELOAD_ASAN:+$DURESS_PRELOAD_ASAN:}libnss_wrapper.so NSS_WRAPPER_PASSWD=$T/passwd NSS_WRAPPER_GROUP=$T/group NSS_WRAPPER_SHADOW=$T/shadow "$DURESS" sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$T/u/real" 2>&1)
 	check "the account's real password is refused" test $? -ne 0 -a ! -e "$T/u/real.sig"
 	check "real password: the message says why" grep -q "real password" <<<"$err"
 fi

@@ -43,9 +43,9 @@ printf '#!/bin/sh\nsleep 3\necho slow says late\ntouch %s/out/slow\n' "$T" >"$D/
 evil=$'evil\n\e[31mname'
 printf '#!/bin/sh\nprintf "evil prints \\033[2J\\n"\n' >"$D/$evil"
 chmod 700 "$D"/*
-"$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$D/mark" "$D/fail3" "$D/edited" "$D/$evil" <<<"Duress-pw-2" >/dev/null 2>&1
-"$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$D/other" <<<"Other-pw-4" >/dev/null 2>&1
-"$DURESS" sign --stdin --memlimit 8K --opslimit 1 "$D/slow" <<<"Slow-pw-5" >/dev/null 2>&1
+"$DURESS" sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$D/mark" "$D/fail3" "$D/edited" "$D/$evil" <<<"Duress-pw-2" >/dev/null 2>&1
+"$DURESS" sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$D/other" <<<"Other-pw-4" >/dev/null 2>&1
+"$DURESS" sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$D/slow" <<<"Slow-pw-5" >/dev/null 2>&1
 echo 'echo changed' >>"$D/edited"
 chown -R "$uid:$gid" "$T/home/alice"
 

@@ -596,9 +596,9 @@ static void sign_action(const char *path, const char *password, const char *also
 {
 	char log[PATH_MAX], file[PATH_MAX], companion[PATH_MAX];
 	char a0[] = "duress", a1[] = "sign", a2[] = "--stdin", a3[] = "--memlimit", a4[] = "8K",
-	     a5[] = "--opslimit", a6[] = "1", a7[] = "--also";
-	char *const plain[] = { a0, a1, a2, a3, a4, a5, a6, file, NULL };
-	char *const with_also[] = { a0, a1, a2, a3, a4, a5, a6, a7, companion, file, NULL };
+	     a5[] = "--opslimit", a6[] = "1", a7[] = "--also", weak[] = "--allow-weak-cost";
+	char *const plain[] = { a0, a1, a2, a3, a4, a5, a6, weak, file, NULL };
+	char *const with_also[] = { a0, a1, a2, a3, a4, a5, a6, weak, a7, companion, file, NULL };
 	char *const at_default[] = { a0, a1, a2, file, NULL };
 	char *const *argv = !cheap ? at_default : also ? with_also : plain;
 	char **envp = env_without_pam_wrapper();

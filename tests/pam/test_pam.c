@@ -291,11 +291,13 @@ static void legacy_sha256(void **state)
 /*
  * SPEC 3: an action signed with --also runs only while its companion file is
  * unchanged and safe; a plain data file beside it is not an action and is
- * not logged on every login.
+ * not logged on every login.  A change is seen only when the password
+ * matches (a wrong one reads nothing): it is logged with debug alone, so
+ * that the default log of a match is a wrong password's.
  */
 static void companion_file(void **state)
 {
-	char path[PATH_MAX], conf[PATH_MAX], *log;
+	char path[PATH_MAX], conf[PATH_MAX], *log, *miss;
 
 	(void)state;
 	pathf(conf, "%s/alert.conf", U(ALICE)->dir);
@@ -310,6 +312,12 @@ static void companion_file(void **state)
 	/* Same size, same owner and mode: only the content differs. */
 	write_file(conf, "URL=https://attacker.invalid\n", 29, U(ALICE)->uid, 0600);
 	log = auth_logged("after", "alice", U(ALICE)->duress, PAM_AUTH_ERR);
+	miss = auth_logged("after", "alice", "wrong-password", PAM_AUTH_ERR);
+	assert_string_equal(log, miss);
+	assert_null(strstr(log, "content changed since signing"));
+	free(log);
+	free(miss);
+	log = auth_logged("debug", "alice", U(ALICE)->duress, PAM_AUTH_ERR);
 	assert_non_null(strstr(log, "content changed since signing"));
 	free(log);
 	write_file(conf, "URL=https://example.invalid/\n", 29, U(ALICE)->uid, 0600);

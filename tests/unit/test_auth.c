@@ -444,9 +444,10 @@ static void on_checked(const struct duress_trace_report *r, void *data)
 
 /*
  * duress test's trace: the callback comes once, before the runner starts,
- * with the user's actions as verified (10-user edited: skipped; 20-both
- * matched), the outcome and why it is refused; the runner gets the report
- * pipe and writes one record per job.
+ * with the user's actions as verified (10-user, edited, is another
+ * password's and so not read: armed; 20-both matched), the outcome and why
+ * it is refused; the runner gets the report pipe and writes one record per
+ * job.
  */
 static void trace_reports_before_start(void **state)
 {
@@ -474,7 +475,7 @@ static void trace_reports_before_start(void **state)
 	assert_false(seen.runner_ran);
 	assert_int_equal(seen.outcome, DURESS_MATCH_DENIED);
 	assert_int_equal(seen.deny, DURESS_DENY_OPTION);
-	assert_string_equal(seen.user_states, "sm");
+	assert_string_equal(seen.user_states, "am");
 	assert_int_equal(seen.global_checked, W.root);
 	assert_true(world_report(NULL, got, sizeof(got)));
 	assert_non_null(strstr(got, "20-both"));

@@ -29,16 +29,19 @@
 #define SYS_SETFSUID SYS_setfsuid32
 #define SYS_SETFSGID SYS_setfsgid32
 #define SYS_SETGROUPS SYS_setgroups32
+#define SYS_GETGROUPS SYS_getgroups32
 #else
 #define SYS_SETFSUID SYS_setfsuid
 #define SYS_SETFSGID SYS_setfsgid
 #define SYS_SETGROUPS SYS_setgroups
+#define SYS_GETGROUPS SYS_getgroups
 #endif
 
 /* --- syscall(), refusing on request ---------------------------------------- */
 
 static long fail_nr = -1; /* the system call refused; -1: none */
-static int fail_times;    /* how many of its next calls are refused */
+static int fail_skip;     /* how many of its calls go through first */
+static int fail_times;    /* how many calls are refused after those */
 
 long __real_syscall(long nr, ...);
 long __wrap_syscall(long nr, ...);
@@ -68,16 +71,27 @@ long __wrap_syscall(long nr, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (nr == fail_nr && fail_times > 0 && a_change(nr, a[0])) {
-		fail_times--;
-		return refused(nr);
+		if (fail_skip > 0) {
+			fail_skip--;
+		} else {
+			fail_times--;
+			return refused(nr);
+		}
 	}
 	return __real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
-static void refuse(long nr, int times)
+/* Refuses nr's calls from the (skip + 1)-th on, times of them. */
+static void refuse_from(long nr, int skip, int times)
 {
 	fail_nr = nr;
+	fail_skip = skip;
 	fail_times = times;
+}
+
+static void refuse(long nr, int times)
+{
+	refuse_from(nr, 0, times);
 }
 
 static const struct {
@@ -88,6 +102,9 @@ static const struct {
 	{ SYS_SETFSUID, "setfsuid" },
 	{ SYS_SETGROUPS, "setgroups" },
 	{ SYS_SETFSGID, "setfsgid" },
+	/* The reads that check the result: a failed one reads as "not given back". */
+	{ SYS_capget, "capget" },
+	{ SYS_GETGROUPS, "getgroups" },
 };
 #define N_IDENTITY_CALLS (sizeof(identity_calls) / sizeof(identity_calls[0]))
 
@@ -254,29 +271,35 @@ static bool rights_equal(const struct rights *a, const struct rights *b)
 	       a->cap_eff == b->cap_eff;
 }
 
-/* One refusal while giving the rights back: the other steps are still taken, then it again. */
+/*
+ * One call refused while giving the rights back, whichever of its calls it
+ * is: the other steps are still taken, then that one again, and a check
+ * that could not read the result is made again.
+ */
 static void a_refused_step_is_taken_again(void **state)
 {
 	(void)state;
 	require_root();
-	for (size_t i = 0; i < N_IDENTITY_CALLS; i++) {
-		struct duress_saved_identity saved;
-		struct rights before, after;
+	for (size_t i = 0; i < N_IDENTITY_CALLS; i++)
+		for (int k = 0; k < 12; k++) {
+			struct duress_saved_identity saved;
+			struct rights before, after;
 
-		rights_now(&before);
-		assert_int_equal(duress_identity_enter(nobody_identity(), &saved), 0);
-		refuse(identity_calls[i].nr, 1);
-		assert_int_equal(duress_identity_leave(&saved), 0);
-		refuse(-1, 0);
-		rights_now(&after);
-		if (!rights_equal(&before, &after))
-			fail_msg("%s refused once while leaving: fsuid %u, fsgid %u, %d groups, "
-				 "CapEff %#" PRIx64 " (before: %u, %u, %d, %#" PRIx64 ")",
-				 identity_calls[i].name, (unsigned)after.fsuid,
-				 (unsigned)after.fsgid, after.n_groups, after.cap_eff,
-				 (unsigned)before.fsuid, (unsigned)before.fsgid, before.n_groups,
-				 before.cap_eff);
-	}
+			rights_now(&before);
+			assert_int_equal(duress_identity_enter(nobody_identity(), &saved), 0);
+			refuse_from(identity_calls[i].nr, k, 1);
+			assert_int_equal(duress_identity_leave(&saved), 0);
+			refuse(-1, 0);
+			rights_now(&after);
+			if (!rights_equal(&before, &after))
+				fail_msg("%s call %d refused while leaving: fsuid %u, fsgid %u, "
+					 "%d groups, CapEff %#" PRIx64
+					 " (before: %u, %u, %d, %#" PRIx64 ")",
+					 identity_calls[i].name, k + 1, (unsigned)after.fsuid,
+					 (unsigned)after.fsgid, after.n_groups, after.cap_eff,
+					 (unsigned)before.fsuid, (unsigned)before.fsgid,
+					 before.n_groups, before.cap_eff);
+		}
 }
 
 /*
