@@ -10,8 +10,10 @@
  * stack itself (pam_start reads the service file and dlopens the modules,
  * as the per-connection process of sshd does).
  *
- *   spray_pam run SERVICE N USER PASSWORD FLOOR_MIB DEADLINE_S
- *     N concurrent attempts.  Prints one line:
+ *   spray_pam run SERVICE N USER PASSWORD FLOOR_MIB DEADLINE_S [RHOST]
+ *     N concurrent attempts, each with PAM_RHOST set to RHOST (default
+ *     127.0.0.1; "-": none, as at the console; "many": a different address
+ *     for each attempt, 10.77.X.Y, as from a botnet).  Prints one line:
  *       wall=SECONDS ok=N fail=N other=N drop_mib=MIB rss_mib=MIB p50=S max=S
  *       aborted=0|1 cut=0|1
  *     wall: from the release of the barrier until the last child has ended;
@@ -25,9 +27,21 @@
  *     child is killed (aborted=1): a benchmark must not get the machine
  *     OOM-killed; so are those still running DEADLINE_S seconds after the
  *     release (cut=1): the run stays bounded whatever the module does.
- *   spray_pam time SERVICE USER PASSWORD
- *     One attempt in this process: pam_start to pam_end.  Prints
+ *   spray_pam time SERVICE USER PASSWORD [RHOST]
+ *     One attempt in this process: pam_start to pam_end (RHOST as for run).
+ *     Prints
  *       sec=SECONDS rc=PAM_RESULT
+ *   spray_pam hold SERVICE K USER PASSWORD RUID WATCH_S
+ *     What a local user does to a setuid su (issue 24, item 4): K children
+ *     with real uid RUID and effective uid 0 (setresuid(RUID, 0, 0), as su
+ *     runs) each try PASSWORD for USER (no PAM_RHOST); each one seen holding
+ *     a lock in /proc/locks (a derivation slot: in the middle of its
+ *     derivation) is stopped with SIGSTOP at once.  After WATCH_S seconds it
+ *     prints
+ *       held=H ended=E of=K
+ *     (H: the locks they hold, all stopped; E: children already answered)
+ *     and a line "ready",
+ *     then keeps them stopped until SIGTERM, and kills them.
  *   spray_pam watch FLOOR_MIB
  *     Samples MemAvailable every 20 ms until SIGTERM (or until it is under
  *     FLOOR_MIB), then prints drop_mib=MIB under_floor=0|1: the drop below
@@ -40,6 +54,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +69,7 @@
 
 #define SAMPLE_NS (20 * 1000 * 1000L)
 #define MAX_N 1000
+#define MAX_HOLD 64
 
 struct result {
 	int rc;
@@ -122,8 +138,19 @@ static void no_delay(int status, unsigned int usec, void *data)
 	(void)data;
 }
 
-/* One authentication, pam_start to pam_end; the PAM result. */
-static int attempt(const char *service, const char *user, const char *password)
+/* The PAM_RHOST of attempt i of a run: NULL at the console (rhost "-"); buf for "many". */
+static const char *rhost_of(const char *rhost, int i, char *buf, size_t size)
+{
+	if (strcmp(rhost, "-") == 0)
+		return NULL;
+	if (strcmp(rhost, "many") != 0)
+		return rhost;
+	snprintf(buf, size, "10.77.%d.%d", i / 250, i % 250 + 1);
+	return buf;
+}
+
+/* One authentication, pam_start to pam_end, from rhost (NULL: none); the PAM result. */
+static int attempt(const char *service, const char *user, const char *password, const char *rhost)
 {
 	struct secret sec = { password };
 	struct pam_conv c = { conv, &sec };
@@ -133,7 +160,8 @@ static int attempt(const char *service, const char *user, const char *password)
 	if (rc != PAM_SUCCESS)
 		return rc;
 	pam_set_item(ph, PAM_FAIL_DELAY, (const void *)(uintptr_t)no_delay);
-	pam_set_item(ph, PAM_RHOST, "127.0.0.1");
+	if (rhost)
+		pam_set_item(ph, PAM_RHOST, rhost);
 	rc = pam_authenticate(ph, PAM_SILENT);
 	pam_end(ph, rc);
 	return rc;
@@ -215,7 +243,7 @@ static int cmp_int(const void *a, const void *b)
 }
 
 static int run(const char *service, int n, const char *user, const char *password, long floor_mib,
-	       double deadline_s)
+	       double deadline_s, const char *rhost)
 {
 	int gate[2], res[2], ok = 0, fail = 0, other = 0, got = 0;
 	pid_t *kids = calloc((size_t)n, sizeof(*kids));
@@ -242,7 +270,8 @@ static int run(const char *service, int n, const char *user, const char *passwor
 			return 2;
 		}
 		if (kids[i] == 0) {
-			char c;
+			char c, from[32];
+			const char *rh = rhost_of(rhost, i, from, sizeof(from));
 			double t;
 
 			close(gate[1]);
@@ -250,7 +279,7 @@ static int run(const char *service, int n, const char *user, const char *passwor
 			while (read(gate[0], &c, 1) < 0 && errno == EINTR)
 				;
 			t = now();
-			r.rc = attempt(service, user, password);
+			r.rc = attempt(service, user, password, rh);
 			r.us = (int)((now() - t) * 1e6);
 			if (write(res[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
 				_exit(3);
@@ -302,6 +331,85 @@ static int run(const char *service, int n, const char *user, const char *passwor
 	return 0;
 }
 
+/*
+ * Stops each of kids[] seen holding a lock in /proc/locks (its owner is the
+ * fifth field); how many locks of theirs it lists.
+ */
+static int stop_lock_holders(const pid_t *kids, bool *stopped, int n)
+{
+	char line[256];
+	FILE *f = fopen("/proc/locks", "re");
+	int k = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		int pid;
+
+		if (sscanf(line, "%*s %*s %*s %*s %d", &pid) != 1)
+			continue;
+		for (int i = 0; i < n; i++) {
+			if (kids[i] != pid)
+				continue;
+			k++;
+			if (!stopped[i] && kill(pid, SIGSTOP) == 0)
+				stopped[i] = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return k;
+}
+
+static int hold(const char *service, int n, const char *user, const char *password, uid_t ruid,
+		double watch_s)
+{
+	const struct timespec tick = { 0, 500 * 1000L }; /* 0.5 ms: a derivation lasts 60 ms */
+	pid_t kids[MAX_HOLD];
+	bool stopped[MAX_HOLD] = { false }, ended[MAX_HOLD] = { false };
+	int held = 0, gone = 0, sig;
+	sigset_t term, old;
+	double until;
+
+	/* Blocked from here, so that SIGTERM only ends the sigwait() below. */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old);
+	fflush(NULL);
+	for (int i = 0; i < n; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0) {
+			perror("spray_pam: fork");
+			for (int j = 0; j < i; j++)
+				kill(kids[j], SIGKILL);
+			return 2;
+		}
+		if (kids[i] == 0) {
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			if (setresuid(ruid, 0, 0) != 0)
+				_exit(3);
+			_exit(attempt(service, user, password, NULL) == PAM_SUCCESS ? 0 : 1);
+		}
+	}
+	for (until = now() + watch_s; now() < until;) {
+		stop_lock_holders(kids, stopped, n);
+		nanosleep(&tick, NULL);
+	}
+	held = stop_lock_holders(kids, stopped, n);
+	for (int i = 0; i < n; i++) {
+		ended[i] = !stopped[i] && waitpid(kids[i], NULL, WNOHANG) == kids[i];
+		gone += ended[i];
+	}
+	printf("held=%d ended=%d of=%d\nready\n", held, gone, n);
+	fflush(stdout);
+	sigwait(&term, &sig);
+	for (int i = 0; i < n; i++) {
+		if (ended[i])
+			continue;
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	return 0;
+}
+
 static int watch(long floor_mib)
 {
 	struct sampler s;
@@ -324,26 +432,42 @@ static int watch(long floor_mib)
 
 int main(int argc, char **argv)
 {
-	if (argc == 8 && strcmp(argv[1], "run") == 0) {
+	if ((argc == 8 || argc == 9) && strcmp(argv[1], "run") == 0) {
 		int n = atoi(argv[3]);
 
 		if (n < 1 || n > MAX_N) {
 			fprintf(stderr, "spray_pam: N must be 1..%d\n", MAX_N);
 			return 2;
 		}
-		return run(argv[2], n, argv[4], argv[5], atol(argv[6]), atof(argv[7]));
+		return run(argv[2], n, argv[4], argv[5], atol(argv[6]), atof(argv[7]),
+			   argc == 9 ? argv[8] : "127.0.0.1");
 	}
-	if (argc == 5 && strcmp(argv[1], "time") == 0) {
+	if ((argc == 5 || argc == 6) && strcmp(argv[1], "time") == 0) {
+		char from[32];
+		const char *rhost =
+			rhost_of(argc == 6 ? argv[5] : "127.0.0.1", 0, from, sizeof(from));
 		double t = now();
-		int rc = attempt(argv[2], argv[3], argv[4]);
+		int rc = attempt(argv[2], argv[3], argv[4], rhost);
 
 		printf("sec=%.6f rc=%d\n", now() - t, rc);
 		return 0;
 	}
+	if (argc == 8 && strcmp(argv[1], "hold") == 0) {
+		int n = atoi(argv[3]);
+
+		if (n < 1 || n > MAX_HOLD) {
+			fprintf(stderr, "spray_pam: K must be 1..%d\n", MAX_HOLD);
+			return 2;
+		}
+		return hold(argv[2], n, argv[4], argv[5], (uid_t)strtoul(argv[6], NULL, 10),
+			    atof(argv[7]));
+	}
 	if (argc == 3 && strcmp(argv[1], "watch") == 0)
 		return watch(atol(argv[2]));
-	fprintf(stderr, "usage: spray_pam run SERVICE N USER PASSWORD FLOOR_MIB DEADLINE_S\n"
-			"       spray_pam time SERVICE USER PASSWORD\n"
-			"       spray_pam watch FLOOR_MIB\n");
+	fprintf(stderr,
+		"usage: spray_pam run SERVICE N USER PASSWORD FLOOR_MIB DEADLINE_S [RHOST]\n"
+		"       spray_pam time SERVICE USER PASSWORD [RHOST]\n"
+		"       spray_pam hold SERVICE K USER PASSWORD RUID WATCH_S\n"
+		"       spray_pam watch FLOOR_MIB\n");
 	return 2;
 }

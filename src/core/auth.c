@@ -130,17 +130,19 @@ static int verify_dir(struct scope_run *s, const unsigned char (*keys)[DURESS_KE
 
 /*
  * Takes a derivation slot when there is something to derive, derives, gives
- * the slot back.  0, -ETIMEDOUT (no slot came free), or -errno.
+ * the slot back.  0, -ETIMEDOUT (no slot came free), or -errno.  The lane is
+ * the caller's: its real uid (a setuid su's is its user's) and PAM_RHOST.
  */
 static int derive_keys(struct duress_kdf_scope *kdf, size_t n, const struct duress_opts *o,
 		       const struct duress_request *req, const struct duress_log *lg)
 {
+	const struct duress_slot_caller who = { .ruid = getuid(), .rhost = req->items.rhost };
 	struct duress_slot slot;
 	int r;
 
 	if (!duress_kdf_has_work(kdf, n))
 		return 0;
-	r = duress_slot_take(o, &slot, lg);
+	r = duress_slot_take(o, &who, &slot, lg);
 	if (r == 0)
 		r = duress_kdf_derive(kdf, n, req->password, req->password_len);
 	duress_slot_release(&slot);

@@ -165,34 +165,26 @@ static void build_global(enum world_change change)
 	close(fd);
 }
 
-/* The slot directory as the change says; the usual one is made by the module itself. */
+/*
+ * The slot directory as the change says; the usual one is made by the
+ * module itself.  Our lane (slots.h): as root, a local login's, the only
+ * machine-wide slot; otherwise our real uid's own.
+ */
 static void build_slots(enum world_change change)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], name[32];
 
-	switch (change) {
-	case WORLD_SLOTS_TAKEN:
-		assert_int_equal(mkdir(W.slots, 0700), 0);
-		join(path, sizeof(path), W.slots, "slot.0");
-		W.slot_holder = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
-		assert_true(W.slot_holder >= 0);
-		assert_int_equal(flock(W.slot_holder, LOCK_EX | LOCK_NB), 0);
-		break;
-	case WORLD_SLOT_DIR_SYMLINK:
-		assert_int_equal(symlink(W.home, W.slots), 0);
-		break;
-	case WORLD_SLOT_DIR_WRITABLE:
-		assert_int_equal(mkdir(W.slots, 0700), 0);
-		assert_int_equal(chmod(W.slots, 0777), 0);
-		break;
-	case WORLD_SLOT_FILE_SYMLINK:
-		assert_int_equal(mkdir(W.slots, 0700), 0);
-		join(path, sizeof(path), W.slots, "slot.0");
-		assert_int_equal(symlink(W.home, path), 0);
-		break;
-	default:
-		break;
-	}
+	if (change != WORLD_SLOTS_TAKEN)
+		return;
+	if (W.root)
+		snprintf(name, sizeof(name), "slot.0");
+	else
+		snprintf(name, sizeof(name), "uid.%u", (unsigned)getuid());
+	assert_int_equal(mkdir(W.slots, 0700), 0);
+	join(path, sizeof(path), W.slots, name);
+	W.slot_holder = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(W.slot_holder >= 0);
+	assert_int_equal(flock(W.slot_holder, LOCK_EX | LOCK_NB), 0);
 }
 
 void world_build(enum world_change change)

@@ -34,10 +34,7 @@ enum world_change {
 	WORLD_GLOBAL_DIR_NOT_ROOTS, /* owned by ualice (root only) */
 	WORLD_NO_GLOBAL_DIR,        /* the global directory does not exist */
 	WORLD_GLOBAL_DIR_UNARMED,   /* the global directory holds an unsigned action only */
-	WORLD_SLOTS_TAKEN,          /* the only derivation slot is held by someone else */
-	WORLD_SLOT_DIR_SYMLINK,     /* the slot directory is a symbolic link */
-	WORLD_SLOT_DIR_WRITABLE,    /* the slot directory is writable by others */
-	WORLD_SLOT_FILE_SYMLINK,    /* the slot file is a symbolic link */
+	WORLD_SLOTS_TAKEN,          /* our lane's only slot is held by someone else */
 };
 
 struct world {
@@ -46,7 +43,7 @@ struct world {
 	char home[PATH_MAX];   /* ualice's home, and where runner.out is when run as ualice */
 	char global[PATH_MAX]; /* the global directory */
 	char slots[PATH_MAX];  /* the derivation slots (slot_dir=) */
-	int slot_holder;       /* WORLD_SLOTS_TAKEN: the descriptor that holds slot 0 */
+	int slot_holder;       /* WORLD_SLOTS_TAKEN: the descriptor that holds our lane's slot */
 	uid_t uid;             /* ualice's: 20001 as root, ours otherwise */
 	gid_t gid;
 	const char *fake_runner, *false_runner;
