@@ -939,6 +939,22 @@ EOF
 	logged_login b-fail "$FP" fail
 	pty_login bt-real "$RP1"
 	pty_login bt-duress "$DP" user global
+	# sshd's [priv] process (the session's grandparent) as the session reads
+	# it, for docs/tells.md: printed, not judged (its preauth child's figures
+	# vary with the connection).
+	# shellcheck disable=SC2016 # expanded by the session's shell
+	sshd_cmd='P=$(sed "s/^.*) //" /proc/$PPID/stat | cut -d" " -f2); '${COUNTERS_CMD//\$PPID/\$P}
+	for i in 1 2 3; do
+		for k in "real $RP1" "duress $DP"; do
+			SSH_PORT=$NS_PORT ssh_login "${k#* }" password "$sshd_cmd"
+			[ "$(grep -c '^E2E-' "$T/ssh.out")" -eq 2 ] &&
+				echo "$(sed -n 's/^E2E-STAT //p' "$T/ssh.out") $(sed -n 's/^E2E-HWM //p' "$T/ssh.out")" \
+					>>"$T/counters.sshd-${k%% *}"
+		done
+	done
+	settle
+	reap_uid 10 "$UID1"
+	show_counters sshd-real sshd-duress | sed 's/^# su /# sshd [priv], before pam_unix, /'
 	stop_ns_sshd
 	check_diag "log parity, before pam_unix: real login logged in" "$NS/b-real.sshd" logged_in b-real
 	check_diag "log parity, before pam_unix: duress login logged in" "$NS/b-duress.sshd" logged_in b-duress
