@@ -449,6 +449,32 @@ static void on_checked(const struct duress_trace_report *r, void *data)
 }
 
 /*
+ * duress_authenticate() as duress test calls it: with a trace whose
+ * callback fills *seen, and a report pipe whose read end is *report (close
+ * it) once the core has returned and our write end is closed.
+ */
+static enum duress_outcome auth_traced(const struct duress_opts *o, const char *password,
+				       struct seen *seen, int *report)
+{
+	struct duress_trace trace = { .output_fd = -1, .checked = on_checked, .data = seen };
+	struct duress_request req = { .user = "ualice",
+				      .password = password,
+				      .password_len = strlen(password),
+				      .items = { .user = "ualice", .service = "login" },
+				      .trace = &trace };
+	const struct duress_log lg = { 0 };
+	enum duress_outcome out;
+	int p[2];
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	trace.report_fd = p[1];
+	out = duress_authenticate(o, &req, &lg);
+	close(p[1]);
+	*report = p[0];
+	return out;
+}
+
+/*
  * duress test's trace: the callback comes once, before the runner starts,
  * with the user's actions as verified (10-user edited: skipped; 20-both
  * matched), the outcome and why it is refused; the runner gets the report
@@ -457,25 +483,15 @@ static void on_checked(const struct duress_trace_report *r, void *data)
 static void trace_reports_before_start(void **state)
 {
 	struct seen seen = { 0 };
-	int report[2];
-	struct duress_trace trace = { .output_fd = -1, .checked = on_checked, .data = &seen };
-	struct duress_request req = { .user = "ualice",
-				      .password = BOTH_PW,
-				      .password_len = strlen(BOTH_PW),
-				      .items = { .user = "ualice", .service = "login" },
-				      .trace = &trace };
-	const struct duress_log lg = { 0 };
 	struct duress_opts o;
 	char got[4096];
+	int report;
 
 	(void)state;
 	world_opts(&o);
 	o.deny = true;
-	assert_int_equal(pipe2(report, O_CLOEXEC), 0);
-	trace.report_fd = report[1];
-	assert_int_equal(duress_authenticate(&o, &req, &lg), DURESS_MATCH_DENIED);
-	close(report[1]);
-	close(report[0]);
+	assert_int_equal(auth_traced(&o, BOTH_PW, &seen, &report), DURESS_MATCH_DENIED);
+	close(report);
 	assert_int_equal(seen.calls, 1);
 	assert_false(seen.runner_ran);
 	assert_int_equal(seen.outcome, DURESS_MATCH_DENIED);
@@ -494,26 +510,16 @@ static void trace_reports_before_start(void **state)
 static void trace_without_match(void **state)
 {
 	struct seen seen = { 0 };
-	int report[2];
-	struct duress_trace trace = { .output_fd = -1, .checked = on_checked, .data = &seen };
-	struct duress_request req = { .user = "ualice",
-				      .password = WRONG_PW,
-				      .password_len = strlen(WRONG_PW),
-				      .items = { .user = "ualice", .service = "login" },
-				      .trace = &trace };
-	const struct duress_log lg = { 0 };
-	struct duress_opts o;
 	char got[4096], rec[DURESS_REPORT_MAX];
+	struct duress_opts o;
+	int report;
 
 	(void)state;
 	world_opts(&o);
 	o.wait_seconds = 5; /* ignored with a trace: the report is read instead */
-	assert_int_equal(pipe2(report, O_CLOEXEC), 0);
-	trace.report_fd = report[1];
-	assert_int_equal(duress_authenticate(&o, &req, &lg), DURESS_NO_MATCH);
-	close(report[1]);
-	assert_int_equal(read(report[0], rec, sizeof(rec)), 0);
-	close(report[0]);
+	assert_int_equal(auth_traced(&o, WRONG_PW, &seen, &report), DURESS_NO_MATCH);
+	assert_int_equal(read(report, rec, sizeof(rec)), 0);
+	close(report);
 	assert_int_equal(seen.calls, 1);
 	assert_false(seen.runner_ran);
 	assert_int_equal(seen.outcome, DURESS_NO_MATCH);
