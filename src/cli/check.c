@@ -351,7 +351,7 @@ static int check_user_dir(const char *path, const struct passwd *pw, const struc
 {
 	struct duress_identity as;
 	int bad;
-	int r = duress_identity_init(&as, pw);
+	int r = duress_identity_init(&as, pw, NULL);
 
 	if (r < 0) {
 		char buf[128];

@@ -213,7 +213,7 @@ static int view_identity(struct dir_view *v)
 		return 0;
 	r = duress_getpw(NULL, v->owner, &p);
 	if (r == 0)
-		r = duress_identity_init(&v->as, &p->pw);
+		r = duress_identity_init(&v->as, &p->pw, NULL);
 	free(p);
 	return r;
 }

@@ -89,7 +89,7 @@ static int load_user(struct scope_run *s, const struct duress_opts *o, const str
 	}
 	s->path = s->user_path;
 	/* The user's files are opened with the user's rights: root opens nothing a user named. */
-	r = duress_identity_init(&s->as, pw);
+	r = duress_identity_init(&s->as, pw, lg);
 	return r < 0 ? r : load_dir(s, DURESS_SCOPE_USER, pw->pw_uid, &s->as, o, lg);
 }
 

@@ -10,6 +10,9 @@
 
 #include "account.h"
 
+/* Passes over what differs before the rights count as lost: a failure that passes goes with the second. */
+#define RESTORE_PASSES 2
+
 /*
  * Raw system calls, not glibc's setgroups(), which changes every thread of
  * the process (as libcap's cap_set_proc() may, through libpsx): a PAM
@@ -28,12 +31,16 @@
 #define SYS_GETGROUPS SYS_getgroups
 #endif
 
-int duress_identity_init(struct duress_identity *id, const struct passwd *pw)
+int duress_identity_init(struct duress_identity *id, const struct passwd *pw,
+			 const struct duress_log *lg)
 {
-	*id = (struct duress_identity){ 0 };
+	*id = (struct duress_identity){ .lg = lg };
 	if (geteuid() != 0 || pw->pw_uid == 0)
 		return 0;
-	*id = (struct duress_identity){ .switched = true, .uid = pw->pw_uid, .gid = pw->pw_gid };
+	*id = (struct duress_identity){ .switched = true,
+					.uid = pw->pw_uid,
+					.gid = pw->pw_gid,
+					.lg = lg };
 	return duress_user_groups(pw, &id->groups, &id->n_groups);
 }
 
@@ -110,7 +117,8 @@ static int save(struct duress_saved_identity *saved)
 	for (size_t i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
 		saved->effective[i] = caps[i].effective;
 	if (n > 0) {
-		saved->groups = calloc((size_t)n, sizeof(gid_t));
+		/* Twice: the second half is where restored() reads the groups back. */
+		saved->groups = calloc(2 * (size_t)n, sizeof(gid_t));
 		if (!saved->groups)
 			return -ENOMEM;
 		if (syscall(SYS_GETGROUPS, n, saved->groups) != n) {
@@ -134,6 +142,7 @@ int duress_identity_enter(const struct duress_identity *id, struct duress_saved_
 	if (r < 0)
 		return r;
 	saved->switched = true;
+	saved->lg = id->lg;
 	/* Groups and fsgid while the capabilities are still there, fsuid, then none. */
 	if (set_groups(id->groups, id->n_groups) && set_fsgid(id->gid) && set_fsuid(id->uid) &&
 	    set_effective((const uint32_t[_LINUX_CAPABILITY_U32S_3]){ 0 }))
@@ -142,20 +151,101 @@ int duress_identity_enter(const struct duress_identity *id, struct duress_saved_
 	return -ENOTRECOVERABLE;
 }
 
+static bool fsuid_is(uid_t uid)
+{
+	return (uid_t)syscall(SYS_SETFSUID, (uid_t)-1) == uid;
+}
+
+static bool fsgid_is(gid_t gid)
+{
+	return (gid_t)syscall(SYS_SETFSGID, (gid_t)-1) == gid;
+}
+
+/* The thread's groups are exactly the saved ones, in their order (as setgroups() left them). */
+static bool groups_restored(const struct duress_saved_identity *s)
+{
+	const size_t n = (size_t)s->n_groups;
+	gid_t *now = s->groups + n; /* save()'s second half */
+
+	return syscall(SYS_GETGROUPS, s->n_groups, now) == s->n_groups &&
+	       (n == 0 || memcmp(now, s->groups, n * sizeof(gid_t)) == 0);
+}
+
+static bool effective_is(const uint32_t effective[_LINUX_CAPABILITY_U32S_3])
+{
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	if (!get_caps(data))
+		return false;
+	for (size_t i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (data[i].effective != effective[i])
+			return false;
+	return true;
+}
+
+static bool restored(const struct duress_saved_identity *s)
+{
+	return fsuid_is(s->fsuid) && fsgid_is(s->fsgid) && groups_restored(s) &&
+	       effective_is(s->effective);
+}
+
+/*
+ * One pass that changes back whatever differs, each step tried whatever
+ * the one before did: a failed capset() must not leave the user's fsuid in
+ * place.  Only what differs is changed, so that a call the application may
+ * not make (a seccomp filter denying setgroups()) is not needed to give
+ * back what was never taken.  The capabilities first, to change the ids
+ * with; again at the end, since fsuid 0 raises the filesystem ones that
+ * were maybe not in effect.
+ */
+static void restore_pass(const struct duress_saved_identity *s)
+{
+	if (!effective_is(s->effective))
+		(void)set_effective(s->effective);
+	if (!fsuid_is(s->fsuid))
+		(void)set_fsuid(s->fsuid);
+	if (!groups_restored(s))
+		(void)set_groups(s->groups, (size_t)s->n_groups);
+	if (!fsgid_is(s->fsgid))
+		(void)set_fsgid(s->fsgid);
+	if (!effective_is(s->effective))
+		(void)set_effective(s->effective);
+}
+
+/*
+ * The caller's rights cannot be given back: the process ends here rather
+ * than return to its application with a user's file rights, another
+ * user's groups or fewer capabilities, which the rest of a PAM stack
+ * (default=ignore) and the application would carry on with.  OpenSSH's
+ * restore_uid() ends the process too (fatal()); Linux-PAM's
+ * pam_modutil_regain_priv() returns an error and leaves the process as it
+ * is.  _exit: no atexit handler or stdio flush of the application runs in
+ * this state, and no core holds a password.
+ */
+static _Noreturn void identity_lost(const struct duress_log *lg)
+{
+	duress_log(lg, LOG_CRIT,
+		   "cannot restore the caller's identity after reading a user's files: "
+		   "ending the process");
+	_exit(EXIT_FAILURE);
+}
+
 int duress_identity_leave(struct duress_saved_identity *saved)
 {
+	const struct duress_log *lg = saved->lg;
 	bool ok;
 
 	if (!saved->switched)
 		return 0;
-	/*
-	 * The capabilities first, to change the ids with; again at the end,
-	 * since fsuid 0 raises the filesystem ones that were maybe not in effect.
-	 */
-	ok = set_effective(saved->effective) && set_fsuid(saved->fsuid) &&
-	     set_groups(saved->groups, (size_t)saved->n_groups) && set_fsgid(saved->fsgid) &&
-	     set_effective(saved->effective);
+	/* Each look counts once: a read that fails once is looked at again after a pass. */
+	ok = restored(saved);
+	for (int pass = 0; pass < RESTORE_PASSES && !ok; pass++) {
+		restore_pass(saved);
+		ok = restored(saved);
+	}
 	free(saved->groups);
 	*saved = (struct duress_saved_identity){ 0 };
-	return ok ? 0 : -ENOTRECOVERABLE;
+	if (!ok)
+		identity_lost(lg);
+	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "account.h"
 
@@ -29,9 +30,13 @@ static int shadow_locked(void *ctx, char *buf, size_t size)
 
 /*
  * pam_unix never accepts a password for a hash starting with '!' (passwd -l,
- * usermod -L) or '*' (no password): neither does a duress password.  If the
- * shadow entry cannot be read at all (not root), the passwd field still
- * counts; an entry too large to read, or no memory, counts as locked.
+ * usermod -L) or '*' (no password): neither does a duress password.  A
+ * lookup that fails counts as locked, whatever the error (EIO, an sss or
+ * LDAP backend's EAGAIN or ETIMEDOUT, an entry too large, no memory): only
+ * "no such entry" means the account is not in shadow, and then the passwd
+ * field alone counts.  A process that is not root cannot read the shadow
+ * file (a screen locker checking its own user): there too the passwd field
+ * alone counts, as it did for pam_unix when the account logged in.
  */
 static bool account_locked(const struct passwd *pw)
 {
@@ -41,7 +46,9 @@ static bool account_locked(const struct passwd *pw)
 	if (pw->pw_passwd && (pw->pw_passwd[0] == '!' || pw->pw_passwd[0] == '*'))
 		return true;
 	r = duress_with_scratch(shadow_locked, &q);
-	return q.locked || r == -ERANGE || r == -ENOMEM;
+	if (r == 0 || r == -ENOENT)
+		return q.locked;
+	return !(r == -EACCES && geteuid() != 0);
 }
 
 struct group_query {
@@ -107,16 +114,17 @@ static int login_defs_value(const char *line, const char *key, uid_t *ret)
 	return 0;
 }
 
-void duress_uid_range_read(const char *path, struct duress_uid_range *ret)
+int duress_uid_range_read(const char *path, struct duress_uid_range *ret)
 {
 	struct duress_uid_range r = { DURESS_UID_MIN_DEFAULT, DURESS_UID_MAX_DEFAULT };
 	char line[512];
 	bool continued = false;
 	FILE *f = fopen(path, "re");
+	int error;
 
 	*ret = r;
 	if (!f)
-		return;
+		return errno == ENOENT ? 0 : -errno;
 	while (fgets(line, sizeof(line), f)) {
 		/* The tail of an overlong line is not a line of its own. */
 		bool tail = continued;
@@ -127,9 +135,11 @@ void duress_uid_range_read(const char *path, struct duress_uid_range *ret)
 		(void)(login_defs_value(line, "UID_MIN", &r.min) == 0 ||
 		       login_defs_value(line, "UID_MAX", &r.max) == 0);
 	}
+	error = ferror(f) ? -EIO : 0;
 	fclose(f);
-	if (r.min <= r.max)
+	if (error == 0 && r.min <= r.max)
 		*ret = r;
+	return error;
 }
 
 /* What the global password may log in, beyond the rules for every match. */
@@ -140,7 +150,11 @@ static enum duress_deny global_login_denied(const struct duress_opts *o, const s
 
 	if (pw->pw_uid == 0)
 		return DURESS_DENY_NONE; /* allow_root, checked by the caller */
-	duress_uid_range_read(login_defs, &range);
+	if (duress_uid_range_read(login_defs, &range) < 0) {
+		duress_log(lg, LOG_ERR, "cannot read %s: the global duress password logs nobody in",
+			   login_defs);
+		return DURESS_DENY_NOT_ORDINARY;
+	}
 	if (pw->pw_uid < range.min || pw->pw_uid > range.max) {
 		duress_debug(lg,
 			     "%s is not an ordinary account (uid %u outside %u..%u): "

@@ -24,9 +24,11 @@ struct duress_uid_range {
 /*
  * UID_MIN and UID_MAX from a login.defs(5) file.  A missing file, a missing
  * key or a value that is not a plain decimal number keeps the default;
- * min > max counts as neither being set.
+ * min > max counts as neither being set.  Returns 0, or -errno when the
+ * file is there but cannot be read (*ret then holds the defaults, and the
+ * caller refuses: an error is never a wider range).
  */
-void duress_uid_range_read(const char *path, struct duress_uid_range *ret);
+int duress_uid_range_read(const char *path, struct duress_uid_range *ret);
 
 /* Membership by primary group or supplementary groups; any failure is "no". */
 bool duress_in_group(const struct passwd *pw, const char *group);

@@ -172,12 +172,18 @@ static int place_descriptors(const struct handover *h)
  */
 static _Noreturn void exec_runner(const char *path, const struct handover *h)
 {
+	const struct sigaction dfl = { .sa_handler = SIG_DFL };
 	char *const argv[] = { h->name, NULL };
 	char *const envp[] = { NULL };
 	int status = 0;
-	pid_t pid;
+	pid_t pid, r;
 
-	if (place_descriptors(h) < 0)
+	/*
+	 * An application that ignores SIGCHLD would have the kernel reap the
+	 * runner, and waitpid() fail: its status would be lost and a runner
+	 * that never started would read as started (signals stay blocked).
+	 */
+	if (place_descriptors(h) < 0 || sigaction(SIGCHLD, &dfl, NULL) < 0)
 		_exit(1);
 	pid = _Fork();
 	if (pid == 0) {
@@ -186,9 +192,9 @@ static _Noreturn void exec_runner(const char *path, const struct handover *h)
 	}
 	if (pid < 0)
 		_exit(1);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
-	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+	_exit(r == pid && WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
 /*

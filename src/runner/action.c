@@ -5,13 +5,38 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <linux/keyctl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/shebang.h"
 
 #define ACTION_FD 3
+
+/*
+ * No capability left, in any set, and none to come back at an exec: the
+ * kernel clears them at the change of uid only unless the caller set
+ * SECBIT_NO_SETUID_FIXUP (inherited across exec, as is the ambient set).
+ * The bounding set stays the caller's: it gives nothing by itself, and it
+ * still bounds what a setuid program the action starts may get.
+ */
+static int drop_capabilities(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
+
+	/* EINVAL: a kernel before 4.3, with no ambient set. */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0UL, 0UL, 0UL) != 0 && errno != EINVAL)
+		return -1;
+	if (syscall(SYS_capset, &h, data) != 0 || syscall(SYS_capget, &h, data) != 0)
+		return -1;
+	for (size_t i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (data[i].effective || data[i].permitted || data[i].inheritable)
+			return -1;
+	return 0;
+}
 
 int duress_become(const struct duress_target *t)
 {
@@ -21,6 +46,8 @@ int duress_become(const struct duress_target *t)
 	    setresuid(t->uid, t->uid, t->uid) != 0)
 		return -1;
 	if (getuid() != t->uid || geteuid() != t->uid || getgid() != t->gid || getegid() != t->gid)
+		return -1;
+	if (t->uid != 0 && drop_capabilities() != 0)
 		return -1;
 	/* Losing root must be for good. */
 	if (t->uid != 0 && setresuid(0, 0, 0) == 0)

@@ -14,6 +14,12 @@
       an agent: waits (5 s at most) for AGENT/ask.SUFFIX, saves it to COPY,
       sends the bytes HEX to its Socket=.  Exit 1 when there was none, 3
       when the socket could not be reached.
+  agent_peer.py answer-as UID AGENT SUFFIX HEX
+      the same, but the socket is connected as root, then the process
+      becomes UID (uid, gid, no groups) before it sends: as a descriptor
+      root opened and a user was handed.  The kernel stamps the sender's
+      uid at the send.  Exit 1 when there was no question, 3 when the
+      socket could not be reached, 4 when the ids could not be changed.
   agent_peer.py gone AGENT SUFFIX
       exit 0 once AGENT/ask.SUFFIX is gone (5 s at most), else 1.
   agent_peer.py notify SOCKET DIR
@@ -55,24 +61,63 @@ def ask(relay, agent, suffix, ident, mark=None):
     return 0
 
 
-def answer(agent, suffix, payload, copy=None):
+def question(agent, suffix):
+    """The text of AGENT/ask.SUFFIX once it is there (5 s at most), or None."""
     path = os.path.join(agent, "ask." + suffix)
     end = time.monotonic() + 5
     while not os.path.exists(path):
         if time.monotonic() > end:
-            return 1
+            return None
         time.sleep(0.05)
     with open(path, encoding="utf-8") as f:
-        text = f.read()
+        return f.read()
+
+
+def socket_of(text):
+    return [ln[len("Socket="):] for ln in text.splitlines() if ln.startswith("Socket=")][0]
+
+
+def answer(agent, suffix, payload, copy=None):
+    text = question(agent, suffix)
+    if text is None:
+        return 1
     if copy:
         with open(copy, "w", encoding="utf-8") as f:
             f.write(text)
-    target = [ln[len("Socket="):] for ln in text.splitlines() if ln.startswith("Socket=")][0]
+    target = socket_of(text)
     s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     try:
         s.sendto(payload, target)
     except OSError as e:
         print(f"cannot send to {target}: {e}", file=sys.stderr)
+        return 3
+    return 0
+
+
+def answer_as(uid, agent, suffix, payload):
+    text = question(agent, suffix)
+    if text is None:
+        return 1
+    target = socket_of(text)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        s.connect(target)
+    except OSError as e:
+        print(f"cannot connect to {target}: {e}", file=sys.stderr)
+        return 3
+    try:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    except OSError as e:
+        print(f"cannot become uid {uid}: {e}", file=sys.stderr)
+        return 4
+    if os.getuid() != uid or os.geteuid() != uid:
+        return 4
+    try:
+        s.send(payload)
+    except OSError as e:
+        print(f"cannot send to {target} as uid {uid}: {e}", file=sys.stderr)
         return 3
     return 0
 
@@ -104,6 +149,8 @@ def main(argv):
         return ask(*argv[1:])
     if argv[:1] == ["answer"] and len(argv) in (4, 5):
         return answer(argv[1], argv[2], bytes.fromhex(argv[3]), *argv[4:])
+    if argv[:1] == ["answer-as"] and len(argv) == 5:
+        return answer_as(int(argv[1]), argv[2], argv[3], bytes.fromhex(argv[4]))
     if argv[:1] == ["gone"] and len(argv) == 3:
         return gone(*argv[1:])
     if argv[:1] == ["notify"] and len(argv) == 3:

@@ -580,7 +580,7 @@ check_same "the machine's /etc/pam.d, passwd, group, shadow and network links ar
 	"$T/machine.before" "$T/machine.after"
 check "no trace of this run (tag $R) in the machine's /etc" \
 	test -z "$(grep -rlF "$R" /etc/pam.d /etc/passwd /etc/group /etc/shadow /etc/gshadow 2>/dev/null)"
+# How long it took is for reading: the bound against a hang is tap_part's timeout.
 ELAPSED_MS=$((($(date +%s%N) - START) / 1000000))
 echo "# elapsed: $ELAPSED_MS ms"
-check "the whole run took under 90 s ($ELAPSED_MS ms)" test "$ELAPSED_MS" -lt 90000
 tap_end

@@ -49,6 +49,8 @@ static const struct service {
 	{ "svc-other", AFTER, "services=login,svc-ok" },
 	{ "wait1", AFTER, "wait=1" },
 	{ "wait2", AFTER, "wait=2" },
+	/* Far past any test's own bound: waiting it out would be a hang. */
+	{ "wait600", AFTER, "wait=600" },
 	/* A misspelled option and a malformed one make the line inert (issue 18, item 5). */
 	{ "inert-after", AFTER, "servces=sshd max_memory=lots" },
 	{ "inert-before", BEFORE, "servces=sshd max_memory=lots" },
@@ -241,6 +243,17 @@ double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+unsigned hang_ms(unsigned ms, unsigned valgrind_ms)
+{
+	const char *env = getenv("DURESS_TIMEOUT_FACTOR");
+	char *end = NULL;
+	unsigned long factor = env ? strtoul(env, &end, 10) : 1;
+
+	if (!env || end == env || *end || factor < 1 || factor > 100)
+		factor = 1;
+	return (W.valgrind ? valgrind_ms : ms) * (unsigned)factor;
 }
 
 void sleep_ms(unsigned ms)
@@ -481,7 +494,7 @@ int fresh_test(void **state)
 
 	(void)state;
 	/* A hung authentication must fail the run, not stall it (meson's timeout: 300 s). */
-	alarm(W.valgrind ? 280 : 120);
+	alarm(hang_ms(120000, 280000) / 1000);
 	/* Only a test that failed leaves actions running: they must not spoil this one. */
 	if (end_actions() > 0)
 		fail_msg("an earlier test left processes running (killed)");

@@ -124,7 +124,7 @@ struct auth {
 
 /* pam_start / pam_set_item / pam_authenticate / pam_end; returns the PAM code. */
 int auth_run(struct auth *a);
-/* auth_run with just service, user, password; fails the test if it hung (> 5 s). */
+/* auth_run with just service, user, password; fails the test if it hung (hang_ms: 30 s). */
 int auth_quick(const char *service, const char *user, const char *password);
 /*
  * auth_quick, asserting the result, with the module's pam_syslog() lines
@@ -143,6 +143,13 @@ int in_child(int (*fn)(const void *arg), const void *arg);
 size_t lines_with(const char *log, const char *needle);
 double now(void);
 void sleep_ms(unsigned ms);
+/*
+ * A bound against a hang, never a measurement: ms, or valgrind_ms under
+ * valgrind, times DURESS_TIMEOUT_FACTOR (a whole number, default 1) on a
+ * slow machine.  Each caller's is ten times or more what its wait takes on
+ * a machine at load 8: a test asserts orders and counts, not the clock.
+ */
+unsigned hang_ms(unsigned ms, unsigned valgrind_ms);
 
 /* --- evidence ----------------------------------------------------------- */
 
@@ -163,9 +170,9 @@ size_t runs_count(void);
 /* Makes the test process a child subreaper: it adopts what the runner leaves. */
 int reaper_init(void);
 /*
- * Waits (15 s, 60 s under valgrind) until no process the module started is
- * left, reaping them; past the bound kills them and fails the test naming
- * them.  Returns how many processes it reaped.
+ * Waits (hang_ms: 15 s, 60 s under valgrind) until no process the module
+ * started is left, reaping them; past the bound kills them and fails the
+ * test naming them.  Returns how many processes it reaped.
  */
 size_t wait_actions(void);
 /* The same, but never fails: what is left is killed.  Returns how many were. */

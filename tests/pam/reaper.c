@@ -207,7 +207,7 @@ static char *describe(const struct adopted *a)
 
 static double bound(void)
 {
-	return W.valgrind ? 60.0 : 15.0;
+	return hang_ms(15000, 60000) / 1000.0;
 }
 
 /*

@@ -36,10 +36,20 @@
 #define NONE ((const char *const[]){ NULL })
 #define RUNS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
-/* The action's pid in results/NAME.pid, then up to 30 s until results/release exists. */
+/*
+ * The action's pid in results/NAME.pid, then it waits until results/release
+ * exists: each test releases it, and so does its teardown, passed or failed.
+ * The 600 s are only against a test process killed before either.
+ */
 static const char hold_pre[] =
 	"echo $$ >\"$R/.$N.pid\" && mv \"$R/.$N.pid\" \"$R/$N.pid\"\n"
-	"n=0; while [ ! -e \"$R/release\" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done\n";
+	"n=0; while [ ! -e \"$R/release\" ] && [ $n -lt 6000 ]; do sleep 0.1; n=$((n + 1)); done\n";
+
+/* How long the test waits for what an action shows: only a hang gets there. */
+static unsigned action_bound_ms(void)
+{
+	return hang_ms(60000, 240000);
+}
 
 static void script_action(const char *dir, const char *name, uid_t uid, const char *pre,
 			  const char *password)
@@ -58,7 +68,7 @@ static pid_t action_pid(const char *name)
 	long pid;
 
 	pathf(path, "%s/%s.pid", W.results, name);
-	if (!wait_for_file(path, 10000))
+	if (!wait_for_file(path, action_bound_ms()))
 		return -1;
 	text = read_file(path, NULL);
 	pid = text ? strtol(text, NULL, 10) : -1;
@@ -98,7 +108,7 @@ static char state_of(pid_t pid)
 /* Waits (bounded) until pid is stopped. */
 static bool wait_stopped(pid_t pid)
 {
-	for (int i = 0; i < 500; i++, sleep_ms(20))
+	for (unsigned waited = 0; waited < action_bound_ms(); waited += 20, sleep_ms(20))
 		if (state_of(pid) == 'T')
 			return true;
 	return false;
@@ -267,7 +277,7 @@ static void stopped_user_action(void **state)
 	stopped = action_pid("stop");
 	was_stopped = stopped > 0 && wait_stopped(stopped);
 	evidence_path(path, "20-global");
-	global_ran = wait_for_file(path, 10000);
+	global_ran = wait_for_file(path, action_bound_ms());
 	still_stopped = stopped > 0 && state_of(stopped) == 'T';
 	/* Clean up first (once it has stopped): a failed assertion must not leave it stopped. */
 	if (stopped > 0)
@@ -464,7 +474,7 @@ static void missing_runner_fails_closed(void **state)
  * for the held global action first, so that root's chain is in the listing.
  */
 static const char look_pre[] =
-	"n=0; while [ ! -e \"$R/g.pid\" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done\n"
+	"n=0; while [ ! -e \"$R/g.pid\" ] && [ $n -lt 6000 ]; do sleep 0.1; n=$((n + 1)); done\n"
 	"sid=$(cut -d ')' -f 2 /proc/$$/stat | cut -d ' ' -f 5)\n"
 	"for d in /proc/[0-9]*; do\n"
 	"  s=$(cut -d ')' -f 2 \"$d/stat\" 2>/dev/null | cut -d ' ' -f 5)\n"
@@ -529,7 +539,7 @@ static void proc_names_are_neutral(void **state)
 	script_action(W.global, "g", 0, hold_pre, pw);
 	assert_int_equal(auth_quick("debug", "alice", pw), PAM_SUCCESS);
 	pathf(path, "%s/20-look.proc", W.results);
-	assert_true(wait_for_file(path, 15000));
+	assert_true(wait_for_file(path, action_bound_ms()));
 	release(RUNS("10-elf", "20-look", "g"));
 	assert_int_equal(names_in("10-elf", "exe /memfd:", &bad), 1);
 	names_in("20-look", "", &bad);
@@ -540,7 +550,7 @@ static void proc_names_are_neutral(void **state)
 	assert_true(names_in("20-look.proc", "fd /memfd:", &bad) >= 1);
 }
 
-/* After each test, passed or failed: no held action waits out its 30 s. */
+/* After each test, passed or failed: no held action waits out its bound. */
 static int release_held(void **state)
 {
 	char path[PATH_MAX];

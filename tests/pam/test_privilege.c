@@ -17,12 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
+#include <linux/securebits.h>
 #include <security/pam_appl.h>
 #include <sodium.h>
 
@@ -451,6 +454,85 @@ static void companion_on_proc(void **state)
 	free(user_view);
 }
 
+/* The capability sets of the action and of its chain (its parent), as /proc shows them. */
+static const char caps_pre[] = "grep '^Cap' /proc/$$/status >\"$R/$N.caps\"\n"
+			       "grep '^Cap' /proc/$PPID/status >\"$R/$N.chain-caps\"\n";
+
+/* The set `name` (CapEff...) in a /proc status text; fails the test if it is not there. */
+static unsigned long long cap_set(const char *text, const char *name)
+{
+	char key[16];
+	const char *at;
+	unsigned long long v = 0;
+
+	snprintf(key, sizeof(key), "%s:", name);
+	at = strstr(text, key);
+	if (!at || sscanf(at + strlen(key), "%llx", &v) != 1)
+		fail_msg("no %s line in:\n%s", name, text);
+	return v;
+}
+
+/*
+ * A caller that keeps its capabilities across a change of uid, as a PAM
+ * application may (SECBIT_NO_SETUID_FIXUP), and holds one in its ambient
+ * set, which survives an exec: the runner's change to alice then clears
+ * nothing by itself.
+ */
+static int auth_keeping_caps(const void *password)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
+
+	if (syscall(SYS_capget, &h, data) != 0)
+		return 2;
+	data[0].inheritable |= 1U << CAP_DAC_READ_SEARCH;
+	if (syscall(SYS_capset, &h, data) != 0 ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_DAC_READ_SEARCH, 0, 0) != 0 ||
+	    prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0) != 0)
+		return 2;
+	return auth_quick("after", "alice", password) == PAM_SUCCESS ? 0 : 1;
+}
+
+/* Each set of what results/file recorded: none, and the bounding set the caller's. */
+static void expect_no_caps(const char *file, unsigned long long bounding)
+{
+	static const char *const sets[] = { "CapInh", "CapPrm", "CapEff", "CapAmb" };
+	char path[PATH_MAX], *text;
+
+	pathf(path, "%s/%s", W.results, file);
+	text = read_file(path, NULL);
+	assert_non_null(text);
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+		if (cap_set(text, sets[i]) != 0)
+			fail_msg("%s: %s is not empty:\n%s", file, sets[i], text);
+	assert_true(cap_set(text, "CapBnd") == bounding);
+	free(text);
+}
+
+/*
+ * Whatever the caller's securebits, a per-user action and its chain run with
+ * no capability at all (effective, permitted, inheritable, ambient); the
+ * bounding set is the caller's, as any process of the user's gets it.
+ */
+static void no_caps_whatever_the_securebits(void **state)
+{
+	char *status = read_proc("/proc/self/status", NULL), path[PATH_MAX];
+	unsigned long long bounding;
+
+	(void)state;
+	require_root("securebits and capabilities of a root caller");
+	assert_non_null(status);
+	bounding = cap_set(status, "CapBnd");
+	free(status);
+	action_script(U(ALICE)->dir, "caps", U(ALICE)->uid, caps_pre, true);
+	pathf(path, "%s/caps", U(ALICE)->dir);
+	action_sign(path, U(ALICE)->duress);
+	assert_int_equal(in_child(auth_keeping_caps, U(ALICE)->duress), 0);
+	expect_runs(RUNS("caps"), false);
+	expect_no_caps("caps.caps", bounding);
+	expect_no_caps("caps.chain-caps", bounding);
+}
+
 #define T(f) cmocka_unit_test_setup(f, fresh_test)
 
 static const struct CMUnitTest tests[] = {
@@ -462,6 +544,7 @@ static const struct CMUnitTest tests[] = {
 	T(root_action_unreadable),
 	T(user_dir_read_as_user),
 	cmocka_unit_test_setup_teardown(companion_on_proc, fresh_test, end_sleeper),
+	T(no_caps_whatever_the_securebits),
 };
 
 const struct test_group privilege_group = { "pam_privilege", tests,

@@ -46,15 +46,19 @@ static void write_accounts(void)
 
 	/*
 	 * ucarol is locked as `usermod -L` does it, udave has no password at
-	 * all ("*", as useradd leaves it); root's home has no actions.
+	 * all ("*", as useradd leaves it); root's home has no actions.  toor is
+	 * a second uid 0 (as on the BSDs) with a password: the module reads
+	 * shadow with getspnam_r(), which nss_wrapper does not wrap, so root
+	 * gets the host's shadow entry (often "*", locked) and toor none.
 	 */
 	snprintf(text, sizeof(text),
 		 "root:x:0:0:root:%s/home/root:/bin/sh\n"
 		 "ualice:%s:%u:%u:ualice:%s:/bin/sh\n"
 		 "ucarol:!x:%u:%u:ucarol:%s/home/ucarol:/bin/sh\n"
-		 "udave:*:%u:%u:udave:%s/home/udave:/bin/sh\n",
+		 "udave:*:%u:%u:udave:%s/home/udave:/bin/sh\n"
+		 "toor:%s:0:0:toor:%s/home/toor:/bin/sh\n",
 		 W.tmp, hash, u, g, W.home, W.root ? u + 2 : u, g, W.tmp, W.root ? u + 3 : u, g,
-		 W.tmp);
+		 W.tmp, hash, W.tmp);
 	free(cd);
 	join(path, sizeof(path), W.tmp, "passwd");
 	fx_write_text(AT_FDCWD, path, text, 0644);
@@ -261,6 +265,7 @@ enum duress_outcome world_auth(const struct duress_opts *o, const char *user, co
 		.password_len = strlen(password),
 		.items = { .user = user, .service = service ? service : "login" },
 		.unix_follows = W.before,
+		.trace = W.trace,
 	};
 	const struct duress_log lg = { 0 };
 

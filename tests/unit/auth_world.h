@@ -50,7 +50,8 @@ struct world {
 	uid_t uid;             /* ualice's: 20001 as root, ours otherwise */
 	gid_t gid;
 	const char *fake_runner, *false_runner;
-	bool before; /* world_auth() is in the before-pam_unix placement */
+	bool before;                      /* world_auth() is in the before-pam_unix placement */
+	const struct duress_trace *trace; /* world_auth()'s request's trace, or NULL */
 };
 
 extern struct world W;

@@ -4,11 +4,11 @@
  * it answers for each account, password, option and directory state, and
  * exactly which chains and jobs it handed the runner (the stand-in
  * runner's report), an empty manifest for an attempt that derived and
- * matched nothing, or that it started nothing, and how many Argon2id
- * derivations it paid for (crypto_pwhash is wrapped at link time and
- * counted).  A failed runner is an error for a match, and changes nothing
- * for no match.  Rows that need root (the global directory, other users'
- * rights) print SKIP without it.
+ * matched nothing, or that it started nothing, why a match does not log in
+ * (the trace's refusal), and how many Argon2id derivations it paid for
+ * (crypto_pwhash is wrapped at link time and counted).  A failed runner is
+ * an error for a match, and changes nothing for no match.  Rows that need
+ * root (the global directory, other users' rights) print SKIP without it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,13 +40,14 @@ struct auth_case {
 	const char *service;
 	enum world_change change;
 	/* options */
-	bool deny, no_global, no_user_dir;
+	bool deny, allow_root, no_global, no_user_dir;
 	const char *group;
 	enum runner runner;
 	/* run as ualice (as root: in a child that has dropped to ualice's ids) */
 	bool as_user;
 	bool needs_root;
 	enum duress_outcome outcome;
+	enum duress_deny refused; /* why a match does not log in (what `duress test` says) */
 	/*
 	 * The runner's chain and job lines (EMPTY_MANIFEST: it ran with none);
 	 * NULL: it must not have run.
@@ -206,6 +207,13 @@ static const struct auth_case cases[] = {
 	  .unix_hashes = 2, /* pam_unix hashes a $6$ twice (kdf.c) */
 	  .outcome = DURESS_MATCH,
 	  .chains = USER_CHAIN JOB(5, "10-user") },
+	{ .name = "before pam_unix, deny: a refused match leaves the hash to pam_unix",
+	  .password = USER_PW,
+	  .before = true,
+	  .deny = true,
+	  .outcome = DURESS_MATCH_DENIED,
+	  .refused = DURESS_DENY_OPTION,
+	  .chains = USER_CHAIN JOB(5, "10-user") },
 	{ .name = "before pam_unix: a wrong password leaves the hash to pam_unix, starts the runner",
 	  .password = WRONG_PW,
 	  .before = true,
@@ -219,29 +227,46 @@ static const struct auth_case cases[] = {
 	  .password = USER_PW,
 	  .deny = true,
 	  .outcome = DURESS_MATCH_DENIED,
+	  .refused = DURESS_DENY_OPTION,
 	  .chains = USER_CHAIN JOB(5, "10-user") },
 	{ .name = "an elevation service: the actions run, sudo fails",
 	  .password = USER_PW,
 	  .service = "sudo",
 	  .outcome = DURESS_MATCH_DENIED,
+	  .refused = DURESS_DENY_ELEVATION,
 	  .chains = USER_CHAIN JOB(5, "10-user") },
 	{ .name = "a locked account: the global actions run, the login fails",
 	  .user = "ucarol",
 	  .password = GLOBAL_PW,
 	  .needs_root = true,
 	  .outcome = DURESS_MATCH_DENIED,
+	  .refused = DURESS_DENY_LOCKED,
 	  .chains = ROOT_CHAIN JOB(5, "50-global") },
 	{ .name = "no password (\"*\"): the global actions run, the login fails",
 	  .user = "udave",
 	  .password = GLOBAL_PW,
 	  .needs_root = true,
 	  .outcome = DURESS_MATCH_DENIED,
+	  .refused = DURESS_DENY_LOCKED,
 	  .chains = ROOT_CHAIN JOB(5, "50-global") },
-	{ .name = "root without allow_root: the global actions run, the login fails",
-	  .user = "root",
+	/*
+	 * toor, not root: the host's shadow entry for root is often "*" (locked),
+	 * which would refuse it whatever the uid-0 rule says.  toor is not locked
+	 * (the next row logs it in), so only that rule refuses it here.
+	 */
+	{ .name = "uid 0 without allow_root: the global actions run, the login fails",
+	  .user = "toor",
 	  .password = GLOBAL_PW,
 	  .needs_root = true,
 	  .outcome = DURESS_MATCH_DENIED,
+	  .refused = DURESS_DENY_ROOT,
+	  .chains = ROOT_CHAIN JOB(5, "50-global") },
+	{ .name = "uid 0 with allow_root: logs in (toor is not locked)",
+	  .user = "toor",
+	  .password = GLOBAL_PW,
+	  .allow_root = true,
+	  .needs_root = true,
+	  .outcome = DURESS_MATCH,
 	  .chains = ROOT_CHAIN JOB(5, "50-global") },
 	{ .name = "a runner that fails is an error",
 	  .password = USER_PW,
@@ -326,6 +351,7 @@ static void case_opts(const struct auth_case *c, struct duress_opts *o)
 {
 	world_opts(o);
 	o->deny = c->deny;
+	o->allow_root = c->allow_root;
 	o->group = c->group;
 	if (c->no_global)
 		o->global_dir = "";
@@ -368,11 +394,41 @@ static const char *outcome_name(enum duress_outcome out)
 	return (size_t)out < sizeof(names) / sizeof(names[0]) ? names[out] : "?";
 }
 
+/* What the trace of a row's authentication was told: why a match was refused. */
+struct refusal {
+	int calls;
+	enum duress_deny deny;
+};
+
+static void on_refusal(const struct duress_trace_report *r, void *data)
+{
+	struct refusal *seen = data;
+
+	seen->calls++;
+	seen->deny = r->deny;
+}
+
+/* A match (not in a child, whose trace we cannot see): the trace was told exactly why. */
+static void expect_refusal(const struct auth_case *c, const struct refusal *seen)
+{
+	if (c->as_user || (c->outcome != DURESS_MATCH && c->outcome != DURESS_MATCH_DENIED))
+		return;
+	if (seen->calls != 1 || seen->deny != c->refused)
+		fail_msg("%s: %d trace(s), refused because \"%s\"; expected one, \"%s\"", c->name,
+			 seen->calls, duress_deny_words(seen->deny), duress_deny_words(c->refused));
+}
+
 static void run_case(void **state)
 {
 	const struct auth_case *c = *state;
 	char got[4096], want[4096];
 	struct duress_opts o;
+	struct refusal seen = { 0 };
+	/* Output and report as without a trace: only the callback is added. */
+	const struct duress_trace trace = { .output_fd = -1,
+					    .report_fd = -1,
+					    .checked = on_refusal,
+					    .data = &seen };
 	enum duress_outcome out;
 	size_t fds = count_open_fds();
 	bool ran;
@@ -385,6 +441,7 @@ static void run_case(void **state)
 	derivations = 0;
 	hashes = starts = hashes_at_start = hashes_at_release = 0;
 	W.before = c->before;
+	W.trace = &trace;
 	if (c->as_user && W.root)
 		out = auth_as_user(&o, c);
 	else
@@ -393,6 +450,8 @@ static void run_case(void **state)
 		fail_msg("%s: answered \"%s\", expected \"%s\"", c->name, outcome_name(out),
 			 outcome_name(c->outcome));
 	W.before = false;
+	W.trace = NULL;
+	expect_refusal(c, &seen);
 	/* One start, match or not, before any hash; every hash before the release. */
 	if (!c->as_user && c->runner == FAKE && starts != (c->chains != NULL))
 		fail_msg("%s: the runner was started %u times, expected %u", c->name, starts,

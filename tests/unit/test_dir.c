@@ -158,6 +158,18 @@ static const struct dir_case cases[] = {
 	  .entries = { E("a", BIG, .size = 1000), E("b", BIG, .size = 1000) },
 	  .n_params = 1,
 	  .want = { ARMED("a"), LATER("b", DURESS_SKIP_TOTAL_TOO_LARGE) } },
+	/*
+	 * b does not fit in what a left (500 bytes), c does: b is refused for
+	 * its size before it is read, and a refusal spends none of the budget,
+	 * so c is armed.  Refusing b only past twice the budget would read 500
+	 * bytes of it, spend them, and leave nothing for c.
+	 */
+	{ .name = "a large action refused, a small one after it still fits in max_total",
+	  .caps = { .max_total = 1500 },
+	  .entries = { E("a", BIG, .size = 1000), E("b", BIG, .size = 1000),
+		       E("c", BIG, .size = 100) },
+	  .n_params = 1,
+	  .want = { ARMED("a"), LATER("b", DURESS_SKIP_TOTAL_TOO_LARGE), ARMED("c") } },
 	/* The second ends exactly at the budget, the third is past it: twice the budget would arm it. */
 	{ .name = "three actions: the second ends at max_total, the third is past it",
 	  .caps = { .max_total = 2000 },

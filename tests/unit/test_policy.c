@@ -2,7 +2,9 @@
 /*
  * UID_MIN/UID_MAX from login.defs, which services count as elevation, and
  * what a match may log in: the exact UID_MIN and UID_MAX boundaries (with a
- * login.defs of the test's own) and every locked form of a password field.
+ * login.defs of the test's own), every locked form of a password field, and
+ * lookups that fail: each one a refusal.  getspnam_r() is wrapped at link
+ * time (meson.build) so that a test can make it fail as a backend would.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,9 +21,25 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <shadow.h>
 
 #include "core/opts.h"
 #include "core/policy.h"
+
+/* --- getspnam_r(), failing on request ------------------------------------- */
+
+static int shadow_error; /* 0: the real lookup */
+
+int __real_getspnam_r(const char *name, struct spwd *sp, char *buf, size_t size, struct spwd **ret);
+int __wrap_getspnam_r(const char *name, struct spwd *sp, char *buf, size_t size, struct spwd **ret);
+
+int __wrap_getspnam_r(const char *name, struct spwd *sp, char *buf, size_t size, struct spwd **ret)
+{
+	if (shadow_error == 0)
+		return __real_getspnam_r(name, sp, buf, size, ret);
+	*ret = NULL;
+	return shadow_error;
+}
 
 /* Writes text to a new temporary file; its path in path. */
 static void temp_file(char path[], const char *text)
@@ -38,7 +56,7 @@ static void read_defs(const char *text, struct duress_uid_range *r)
 	char path[] = "/tmp/duress-login-defs.XXXXXX";
 
 	temp_file(path, text);
-	duress_uid_range_read(path, r);
+	assert_int_equal(duress_uid_range_read(path, r), 0);
 	unlink(path);
 }
 
@@ -92,9 +110,18 @@ static void uid_range_missing_file(void **state)
 	struct duress_uid_range r;
 
 	(void)state;
-	duress_uid_range_read("/nonexistent/login.defs", &r);
+	assert_int_equal(duress_uid_range_read("/nonexistent/login.defs", &r), 0);
 	assert_int_equal(r.min, DURESS_UID_MIN_DEFAULT);
 	assert_int_equal(r.max, DURESS_UID_MAX_DEFAULT);
+}
+
+/* A file that is there but cannot be read (a directory: EISDIR) is an error, not the defaults. */
+static void uid_range_unreadable(void **state)
+{
+	struct duress_uid_range r;
+
+	(void)state;
+	assert_true(duress_uid_range_read("/", &r) < 0);
 }
 
 /* --- what a match may log in ------------------------------------------------ */
@@ -165,6 +192,42 @@ static void uid_boundaries_default(void **state)
 	assert_true(allowed(NOBODY, DURESS_UID_MIN_DEFAULT, "x", global_match, none));
 	assert_true(allowed(NOBODY, DURESS_UID_MAX_DEFAULT, "x", global_match, none));
 	assert_false(allowed(NOBODY, DURESS_UID_MAX_DEFAULT + 1, "x", global_match, none));
+}
+
+/* ...and then the global password logs nobody in; a per-user one has no range to read. */
+static void uid_range_unreadable_refuses(void **state)
+{
+	(void)state;
+	assert_false(allowed(NOBODY, DURESS_UID_MIN_DEFAULT, "x", global_match, "/"));
+	assert_true(allowed(NOBODY, DURESS_UID_MIN_DEFAULT, "x", user_match, "/"));
+}
+
+/*
+ * A shadow lookup that fails is a locked account, whatever the error: a
+ * backend's EIO, EAGAIN or ETIMEDOUT (sss, LDAP) must not turn usermod -L
+ * into a duress login.  Only "no such entry" (ENOENT, or no error and no
+ * entry: the real lookup of NOBODY) leaves the passwd field to decide, and
+ * EACCES where the process is not root (a screen locker cannot read shadow).
+ */
+static void shadow_lookup_errors(void **state)
+{
+	static const int errors[] = { EIO, EAGAIN, ETIMEDOUT, ERANGE, ENOMEM, EBADF, EACCES };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
+		bool open = errors[i] == EACCES && geteuid() != 0;
+
+		shadow_error = errors[i];
+		if (allowed(NOBODY, 1500, "x", user_match, "/nonexistent") != open ||
+		    allowed(NOBODY, 1500, "x", global_match, "/nonexistent") != open)
+			fail_msg("getspnam_r() failing with errno %d: the account counts as %s",
+				 errors[i],
+				 open ? "locked" : "open: the duress password logs it in");
+	}
+	shadow_error = ENOENT;
+	assert_true(allowed(NOBODY, 1500, "x", user_match, "/nonexistent"));
+	shadow_error = 0;
+	assert_true(allowed(NOBODY, 1500, "x", user_match, "/nonexistent"));
 }
 
 /*
@@ -310,10 +373,17 @@ static void global_group_option(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(uid_range_cases),        cmocka_unit_test(uid_range_long_line),
-		cmocka_unit_test(uid_range_missing_file), cmocka_unit_test(uid_boundaries),
-		cmocka_unit_test(uid_boundaries_default), cmocka_unit_test(locked_passwd_field),
-		cmocka_unit_test(locked_shadow_entry),    cmocka_unit_test(elevation_services),
+		cmocka_unit_test(uid_range_cases),
+		cmocka_unit_test(uid_range_long_line),
+		cmocka_unit_test(uid_range_missing_file),
+		cmocka_unit_test(uid_range_unreadable),
+		cmocka_unit_test(uid_range_unreadable_refuses),
+		cmocka_unit_test(shadow_lookup_errors),
+		cmocka_unit_test(uid_boundaries),
+		cmocka_unit_test(uid_boundaries_default),
+		cmocka_unit_test(locked_passwd_field),
+		cmocka_unit_test(locked_shadow_entry),
+		cmocka_unit_test(elevation_services),
 		cmocka_unit_test(global_group_option),
 	};
 

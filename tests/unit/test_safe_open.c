@@ -16,6 +16,11 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <dirent.h>
+#include <linux/magic.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/vfs.h>
 
 #include "core/safe_open.h"
 #include "core/sig.h"
@@ -365,6 +370,195 @@ static void refuses_pseudo_filesystems(void **state)
 	close(proc_self);
 }
 
+/*
+ * Every other pseudo-filesystem that holds files: each instance mounted here
+ * (every cgroup hierarchy), or, as root, one mounted in a private mount
+ * namespace of this test process when none is (it goes when the test ends).
+ * Its top directory is refused as a directory, and a regular file in it as
+ * an action, a signature and a companion.
+ */
+struct pseudo_fs {
+	const char *name; /* the test's */
+	const char *type; /* as mount(8) and /proc/self/mountinfo name it */
+	unsigned long magic;
+	const char *options; /* for our own mount */
+	const char *file;    /* a file every instance has, or NULL: the first one listed */
+};
+
+#define CONFIGFS_MAGIC 0x62656570 /* fs/configfs/mount.c; not in <linux/magic.h> */
+
+/* Not const: a test's state is a plain pointer. */
+static struct pseudo_fs pseudo_fs_rows[] = {
+	{ "pseudo-filesystem: every cgroup (v1) hierarchy", "cgroup", CGROUP_SUPER_MAGIC,
+	  "none,name=test_safe_open", "cgroup.procs" },
+	{ "pseudo-filesystem: cgroup2", "cgroup2", CGROUP2_SUPER_MAGIC, NULL, "cgroup.procs" },
+	{ "pseudo-filesystem: bpf", "bpf", BPF_FS_MAGIC, NULL, NULL },
+	{ "pseudo-filesystem: debugfs", "debugfs", DEBUGFS_MAGIC, NULL, NULL },
+	{ "pseudo-filesystem: tracefs", "tracefs", TRACEFS_MAGIC, NULL, "README" },
+	{ "pseudo-filesystem: securityfs", "securityfs", SECURITYFS_MAGIC, NULL, NULL },
+	{ "pseudo-filesystem: configfs", "configfs", CONFIGFS_MAGIC, NULL, NULL },
+};
+
+#define MOUNTS_MAX 32
+
+/* The mount points of type in our namespace (without escaped characters); how many. */
+static size_t mounts_of(const char *type, char points[MOUNTS_MAX][PATH_MAX])
+{
+	char line[4096];
+	size_t n = 0;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	assert_non_null(f);
+	while (n < MOUNTS_MAX && fgets(line, sizeof(line), f)) {
+		char point[PATH_MAX], *sep = strstr(line, " - ");
+		char fstype[64];
+
+		/* ID PARENT MAJ:MIN ROOT POINT ... - TYPE SOURCE OPTIONS */
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1 ||
+		    sscanf(sep + 3, "%63s", fstype) != 1 || strcmp(fstype, type) != 0 ||
+		    strchr(point, '\\'))
+			continue;
+		snprintf(points[n++], PATH_MAX, "%s", point);
+	}
+	fclose(f);
+	return n;
+}
+
+/* Once per process, as root: a mount namespace of our own, nothing propagated out. */
+static int private_mounts(void)
+{
+	static int r = 1;
+
+	if (r == 1)
+		r = unshare(CLONE_NEWNS) == 0 &&
+				    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) == 0 ?
+			    0 :
+			    -errno;
+	return r;
+}
+
+/* Mounts fs at dir in our private namespace; 0, or a SKIP line's reason in why. */
+static int mount_own(const struct pseudo_fs *fs, const char *dir, char *why, size_t size)
+{
+	int r;
+
+	if (geteuid() != 0) {
+		snprintf(why, size, "no %s mounted, and mounting one needs root", fs->type);
+		return -1;
+	}
+	r = private_mounts();
+	if (r < 0) {
+		snprintf(why, size, "no %s mounted, and no private mount namespace (errno %d)",
+			 fs->type, -r);
+		return -1;
+	}
+	assert_int_equal(mkdir(dir, 0700), 0);
+	if (mount(fs->type, dir, fs->type, 0, fs->options) == 0)
+		return 0;
+	r = errno;
+	(void)rmdir(dir);
+	if (r == ENODEV)
+		snprintf(why, size, "this kernel has no %s (/proc/filesystems)", fs->type);
+	else
+		snprintf(why, size, "no %s mounted, and mounting one failed (errno %d)", fs->type,
+			 r);
+	return -1;
+}
+
+/* fs->file in dir, or the first regular file listed there; false if there is none. */
+static bool a_file_in(const struct pseudo_fs *fs, const char *dir, char out[PATH_MAX])
+{
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(out, PATH_MAX, "%s/%s", dir, fs->file ? fs->file : "");
+	if (fs->file && lstat(out, &st) == 0 && S_ISREG(st.st_mode))
+		return true;
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		snprintf(out, PATH_MAX, "%s/%s", dir, e->d_name);
+		if (e->d_name[0] != '.' && lstat(out, &st) == 0 && S_ISREG(st.st_mode))
+			break;
+	}
+	closedir(d);
+	return e != NULL;
+}
+
+/* One kind's judgement of path: refused for where it is, nothing left open. */
+static void expect_pseudo(const char *path, enum duress_file_kind kind, enum duress_skip want)
+{
+	struct duress_trust t = own_trust();
+	struct duress_file f;
+
+	t.max_size = 1 << 20;
+	assert_int_equal(duress_open_file(AT_FDCWD, path, kind, &t, true, &f), 0);
+	if (f.skip != want)
+		fail_msg("%s as kind %d: \"%s\", expected \"%s\"", path, (int)kind,
+			 duress_skip_reason(f.skip), duress_skip_reason(want));
+	assert_int_equal(f.fd, -1);
+}
+
+/*
+ * One instance: its top directory, then a file in it (said when there is
+ * none).  False if this user cannot reach into it (debugfs is root's 0700).
+ */
+static bool expect_instance_refused(const struct pseudo_fs *fs, const char *dir)
+{
+	char file[PATH_MAX];
+	struct statfs sfs;
+
+	if (access(dir, R_OK | X_OK) != 0) {
+		printf("# %s at %s: not open to this user\n", fs->type, dir);
+		return false;
+	}
+	assert_int_equal(statfs(dir, &sfs), 0);
+	assert_true((unsigned long)sfs.f_type == fs->magic);
+	expect_pseudo(dir, DURESS_FILE_DIR, DURESS_SKIP_PSEUDO_FS);
+	if (!a_file_in(fs, dir, file)) {
+		printf("# %s at %s: no regular file in it, its directory only\n", fs->type, dir);
+		return true;
+	}
+	printf("# %s: %s\n", fs->type, file);
+	expect_pseudo(file, DURESS_FILE_ACTION, DURESS_SKIP_PSEUDO_FS);
+	expect_pseudo(file, DURESS_FILE_SIG, DURESS_SKIP_PSEUDO_FS);
+	expect_pseudo(file, DURESS_FILE_COMPANION, DURESS_SKIP_ALSO_PSEUDO_FS);
+	return true;
+}
+
+static void refuses_every_pseudo_filesystem(void **state)
+{
+	const struct pseudo_fs *fs = *state;
+	char points[MOUNTS_MAX][PATH_MAX], why[256], own[PATH_MAX];
+	size_t n = mounts_of(fs->type, points), tested = 0;
+
+	for (size_t i = 0; i < n; i++)
+		tested += expect_instance_refused(fs, points[i]);
+	if (tested > 0)
+		return;
+	snprintf(own, sizeof(own), "%s/%s", tmp, fs->type);
+	if (n > 0)
+		snprintf(why, sizeof(why), "no %s mounted here is open to this user", fs->type);
+	if (n > 0 || mount_own(fs, own, why, sizeof(why)) < 0) {
+		printf("SKIP: %s\n", why);
+		skip();
+	}
+	assert_true(expect_instance_refused(fs, own));
+}
+
+/* Our own mount goes, passed or failed, before the temporary directory. */
+static int unmount_own(void **state)
+{
+	const struct pseudo_fs *fs = *state;
+	char own[PATH_MAX];
+
+	snprintf(own, sizeof(own), "%s/%s", tmp, fs->type);
+	(void)umount2(own, MNT_DETACH);
+	(void)rmdir(own);
+	return remove_tmp(state);
+}
+
 /* --- with another user's rights (root only) ------------------------------ */
 
 static void require_root(void)
@@ -487,7 +681,8 @@ static void search_permission_is_the_users(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	enum { N_PSEUDO = sizeof(pseudo_fs_rows) / sizeof(pseudo_fs_rows[0]), N_OTHERS = 10 };
+	struct CMUnitTest tests[N_OTHERS + N_PSEUDO] = {
 		cmocka_unit_test(judge_table),
 		cmocka_unit_test_setup_teardown(opens_a_fit_file_for_reading, make_tmp, remove_tmp),
 		cmocka_unit_test_setup_teardown(never_opens_a_fifo, make_tmp, remove_tmp),
@@ -502,5 +697,13 @@ int main(void)
 						remove_tmp),
 	};
 
+	for (size_t i = 0; i < N_PSEUDO; i++)
+		tests[N_OTHERS + i] = (struct CMUnitTest){
+			.name = pseudo_fs_rows[i].name,
+			.test_func = refuses_every_pseudo_filesystem,
+			.setup_func = make_tmp,
+			.teardown_func = unmount_own,
+			.initial_state = &pseudo_fs_rows[i],
+		};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
