@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -107,7 +108,7 @@ struct handover {
 	int *tmp; /* the child's scratch space */
 	size_t n;
 	int devnull;
-	int in;     /* the runner's stdin: the release pipe (struct duress_held) */
+	int in;     /* the runner's stdin: the release channel (struct duress_held) */
 	int out;    /* the actions' stdout and stderr: devnull unless traced */
 	char *name; /* argv[0]: the program's file name, which `ps` shows as well */
 };
@@ -258,14 +259,30 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* A close-on-exec pipe, both ends above 0-2; 0 or -errno. */
-static int open_pipe(int p[2])
+/* Both ends of a new pipe or socket pair above 0-2; 0 or -errno. */
+static int pair_above_stdio(int p[2])
 {
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -errno;
 	p[0] = duress_fd_above_stdio(p[0]);
 	p[1] = duress_fd_above_stdio(p[1]);
 	return p[0] < 0 ? p[0] : p[1] < 0 ? p[1] : 0;
+}
+
+/* A close-on-exec pipe, both ends above 0-2; 0 or -errno. */
+static int open_pipe(int p[2])
+{
+	return pipe2(p, O_CLOEXEC) < 0 ? -errno : pair_above_stdio(p);
+}
+
+/*
+ * The release channel (struct duress_held): a socket pair rather than a
+ * pipe, so that the module's word to a runner that is gone cannot raise
+ * SIGPIPE in the application (MSG_NOSIGNAL).  0 or -errno.
+ */
+static int open_release(int s[2])
+{
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s) < 0)
+		return -errno;
+	return pair_above_stdio(s);
 }
 
 /* A traced run's output goes where it asked, not to syslog; it reads the report, not wait=. */
@@ -297,7 +314,7 @@ static void log_start_error(int r, const char *runner_path, const struct duress_
 
 /*
  * Opens what the runner is handed besides the jobs: the manifest, the
- * release pipe (its stdin), /dev/null and, with wait_seconds, the done pipe.
+ * release channel (its stdin), /dev/null and, with wait_seconds, the done pipe.
  * 0 or -errno; the caller closes whatever was opened.
  */
 static int open_descriptors(int *manifest, int release[2], int *devnull, int done[2],
@@ -311,7 +328,7 @@ static int open_descriptors(int *manifest, int release[2], int *devnull, int don
 		*manifest = duress_fd_above_stdio(*manifest);
 	if (*manifest < 0)
 		return *manifest;
-	r = open_pipe(release);
+	r = open_release(release);
 	if (r == 0) {
 		*devnull = duress_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
 		r = *devnull < 0 ? *devnull : 0;
@@ -364,7 +381,9 @@ int duress_spawn_hold(const char *runner_path, const struct duress_chain *chains
 
 void duress_spawn_release(struct duress_held *held)
 {
-	/* The runner reads its stdin to the end before it starts any chain. */
+	/* The runner's stdin: it starts its chains on this byte, and on nothing else. */
+	if (held->release >= 0)
+		(void)send(held->release, "", 1, MSG_NOSIGNAL);
 	close_fd(&held->release);
 	if (held->done >= 0)
 		wait_for_runner(held->done, held->wait_seconds);

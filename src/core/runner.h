@@ -51,8 +51,13 @@ struct duress_spawn_io {
  * ({ .release = -1, .done = -1 }), or after a failed hold, it holds nothing.
  */
 struct duress_held {
-	int release; /* the write end of the runner's standard input: its end starts the chains */
-	int done;    /* with wait=: the read end of the pipe the runner closes when done, or -1 */
+	/*
+	 * The other end of the runner's stdin: the byte sent there at the
+	 * release starts its chains; an end without it (the module failed or
+	 * died first) starts none.
+	 */
+	int release;
+	int done; /* with wait=: the read end of the pipe the runner closes when done, or -1 */
 	unsigned wait_seconds;
 };
 
@@ -78,7 +83,8 @@ int duress_spawn_hold(const char *runner_path, const struct duress_chain *chains
  * Lets the held runner's chains start, then waits up to the wait_seconds
  * given to duress_spawn_hold() for every chain to finish (not with
  * io->report_fd: the caller reads the report instead).  A runner with
- * nothing to run ends at once.  Accepts a held that holds nothing.
+ * nothing to run ends at once.  Accepts a held that holds nothing.  Never
+ * raises SIGPIPE.
  */
 void duress_spawn_release(struct duress_held *held);
 

@@ -17,9 +17,10 @@
  * and the clone that started it: their page faults and CPU time, in the
  * login process's world-readable /proc counters) the same for a duress
  * login and a wrong password, which is handed an empty manifest.  The
- * worker then reads its stdin to the end: the module closes the other end
- * once its own work for the login is done (before pam_unix, the hash it
- * pays for a match), so that no action competes with it.  It starts one
+ * worker then waits for a byte on its stdin, which the module sends once
+ * its own work for the login is done (before pam_unix, the hash it pays
+ * for a match), so that no action competes with it; without that byte
+ * nothing runs.  It starts one
  * process per chain, so that a per-user action that sleeps or is stopped
  * never delays root's, and exits when both are done.
  */
@@ -27,6 +28,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -304,20 +306,25 @@ static int prepare(struct duress_manifest *m)
 	return chdir("/") == 0 && setsid() >= 0 ? 0 : -1;
 }
 
-/* Until the module closes the other end of stdin; then the actions' stdin is /dev/null. */
-static void wait_for_release(void)
+/*
+ * Waits for the module's release: one byte on stdin.  An end without it
+ * (the module failed after the hold, or died) means no chain may start:
+ * nothing runs that the module's answer does not account for.  Then the
+ * actions' stdin is /dev/null.
+ */
+static bool released(void)
 {
-	char buf[64];
 	ssize_t n;
+	char c;
 	int null;
 
-	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0)
-		if (n < 0 && errno != EINTR)
-			break;
+	while ((n = read(STDIN_FILENO, &c, 1)) < 0 && errno == EINTR)
+		;
 	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	/* Without it, stdin stays a pipe at its end: it reads as /dev/null does. */
+	/* Without it, stdin stays the socket at its end: it reads as /dev/null does. */
 	if (null >= 0 && dup2(null, STDIN_FILENO) == STDIN_FILENO)
 		(void)close(null);
+	return n == 1;
 }
 
 /* The worker: its word (one byte on word) once it has taken the manifest, then the chains. */
@@ -328,8 +335,8 @@ static _Noreturn void work(int word)
 	if (prepare(&m) != 0 || write(word, "", 1) != 1)
 		_exit(1);
 	(void)close(word);
-	wait_for_release();
-	run_chains(&m);
+	if (released())
+		run_chains(&m);
 	duress_manifest_free(&m);
 	_exit(0);
 }

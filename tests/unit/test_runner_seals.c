@@ -11,8 +11,10 @@
  * Handed over by duress_spawn(), with wait= so that a run is over when it
  * returns; each job appends its name to a file here.  Then the hold the
  * module uses: the runner has taken the manifest when duress_spawn_hold()
- * returns, but no chain starts before duress_spawn_release(); and an empty
- * manifest (a wrong password's) runs nothing and ends at the release.
+ * returns, but no chain starts before duress_spawn_release(), and none at
+ * all if the module drops the hold without releasing it (it failed, or
+ * died); and an empty manifest (a wrong password's) runs nothing and ends
+ * at the release.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -173,6 +175,30 @@ static void held_until_release(void **state)
 }
 
 /*
+ * The module failed or died between the hold and the release: its end of
+ * the runner's stdin closes without the release's byte, and the job never
+ * runs; the runner ends all the same (the done pipe closes).
+ */
+static void dropped_hold(void **state)
+{
+	char path_env[] = "PATH=/usr/bin:/bin", name[] = "10-dropped", text[64], c;
+	char *envp[] = { path_env, NULL };
+	gid_t groups[] = { getgid() };
+	const struct duress_target target = { getuid(), getgid(), groups, 1, envp };
+	struct duress_job job = { job_fd(&(struct job_spec)SEALED, name), false, name };
+	const struct duress_chain chain = { &target, &job, 1 };
+	struct duress_held held;
+
+	(void)state;
+	assert_int_equal(duress_spawn_hold(runner, &chain, 1, 30, NULL, NULL, &held), 0);
+	close(job.memfd);
+	close(held.release);
+	assert_int_equal(read(held.done, &c, 1), 0);
+	close(held.done);
+	assert_false(read_ran(text, sizeof(text)));
+}
+
+/*
  * A wrong password's runner: an empty manifest, the same start; it runs
  * nothing, and its done pipe closes at the release, so that wait= (300 s
  * here, meson's bound 60 s) waits for nothing but its end.
@@ -207,7 +233,7 @@ static int remove_tmp(void **state)
 int main(void)
 {
 	const size_t n = sizeof(cases) / sizeof(cases[0]);
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 2];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 3];
 
 	runner = getenv("DURESS_RUNNER");
 	if (!runner || *runner != '/') {
@@ -218,6 +244,8 @@ int main(void)
 	tests[n] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(held_until_release, make_tmp,
 								      remove_tmp);
 	tests[n + 1] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(empty_manifest, make_tmp,
+									  remove_tmp);
+	tests[n + 2] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(dropped_hold, make_tmp,
 									  remove_tmp);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
