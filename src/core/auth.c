@@ -247,8 +247,10 @@ static int start_actions(struct scope_run *user, struct scope_run *global, const
 	for (size_t c = 0; c < DURESS_CHAINS; c++)
 		if (chains[c].n_jobs > 0)
 			run[n_run++] = chains[c];
-	duress_debug(lg, "starting %zu per-user and %zu global action(s)", chains[0].n_jobs,
-		     chains[1].n_jobs);
+	/* A wrong password's runner, with nothing to run, is not worth a line. */
+	if (n_run > 0)
+		duress_debug(lg, "starting %zu per-user and %zu global action(s)", chains[0].n_jobs,
+			     chains[1].n_jobs);
 	r = duress_spawn_hold(o->runner, run, n_run, o->wait_seconds, &io, lg, held);
 out:
 	free(root);
