@@ -155,11 +155,11 @@ static int derive_keys(struct duress_kdf_scope *kdf, size_t n, const struct dure
  * whatever its directory holds: that hides which accounts have actions.
  * The global one derives only what its directory really needs: whether it
  * has armed actions is the same for every account.  matches[i] for
- * runs[i]; 0 or -errno.
+ * runs[i]; *derived: whether any key was derived.  0 or -errno.
  */
 static int check_scopes(struct scope_run *const runs[N_SCOPES], const struct duress_opts *o,
 			const struct duress_request *req, const struct duress_log *lg,
-			int matches[N_SCOPES])
+			int matches[N_SCOPES], bool *derived)
 {
 	struct duress_kdf_scope kdf[N_SCOPES];
 	size_t of[N_SCOPES], n = 0;
@@ -177,6 +177,7 @@ static int check_scopes(struct scope_run *const runs[N_SCOPES], const struct dur
 		of[n++] = i;
 	}
 	r = derive_keys(kdf, n, o, req, lg);
+	*derived = r == 0 && duress_kdf_has_work(kdf, n);
 	for (size_t k = 0; k < n && r == 0; k++) {
 		matches[of[k]] = verify_dir(
 			runs[of[k]], (const unsigned char(*)[DURESS_KEY_LEN])kdf[k].keys, req, lg);
@@ -213,12 +214,16 @@ static int add_jobs(struct scope_run *s, struct duress_job **jobs, struct duress
 }
 
 /*
- * Builds the targets and starts the matched actions: per-user ones as the
- * user and global ones as root, in two chains that do not wait for each other.
+ * Builds the targets and starts the runner with the matched actions, held
+ * until duress_spawn_release(*held): per-user ones as the user and global
+ * ones as root, in two chains that do not wait for each other.  With no
+ * match it does the same, targets included, and hands the runner no chain:
+ * the work, and what the login process starts and reaps, must not tell a
+ * duress login from a wrong password.
  */
 static int start_actions(struct scope_run *user, struct scope_run *global, const struct passwd *pw,
 			 const struct duress_opts *o, const struct duress_request *req,
-			 const struct duress_log *lg)
+			 const struct duress_log *lg, struct duress_held *held)
 {
 	struct duress_account *root = NULL;
 	struct duress_job *jobs[DURESS_CHAINS] = { 0 };
@@ -232,9 +237,9 @@ static int start_actions(struct scope_run *user, struct scope_run *global, const
 
 	if (r == 0)
 		r = add_jobs(global, &jobs[1], &chains[1]);
-	if (r == 0 && chains[0].n_jobs > 0)
+	if (r == 0 && user->enabled)
 		r = duress_target_init(&user->target, pw, &req->items, rehearse);
-	if (r == 0 && chains[1].n_jobs > 0 && (r = duress_getpw(NULL, 0, &root)) == 0)
+	if (r == 0 && global->enabled && (r = duress_getpw(NULL, 0, &root)) == 0)
 		r = duress_target_init(&global->target, &root->pw, &req->items, rehearse);
 	if (r < 0) {
 		errno = -r;
@@ -244,9 +249,11 @@ static int start_actions(struct scope_run *user, struct scope_run *global, const
 	for (size_t c = 0; c < DURESS_CHAINS; c++)
 		if (chains[c].n_jobs > 0)
 			run[n_run++] = chains[c];
-	duress_debug(lg, "starting %zu per-user and %zu global action(s)", chains[0].n_jobs,
-		     chains[1].n_jobs);
-	r = duress_spawn(o->runner, run, n_run, o->wait_seconds, &io, lg);
+	/* A wrong password's runner, with nothing to run, is not worth a line. */
+	if (n_run > 0)
+		duress_debug(lg, "starting %zu per-user and %zu global action(s)", chains[0].n_jobs,
+			     chains[1].n_jobs);
+	r = duress_spawn_hold(o->runner, run, n_run, o->wait_seconds, &io, lg, held);
 out:
 	free(root);
 	free(jobs[0]);
@@ -299,17 +306,37 @@ static void trace_checked(const struct duress_request *req, const struct scope_r
 	req->trace->checked(&rep, req->trace->data);
 }
 
+/* A match, allowed or denied; or none.  Hands a trace what was found. */
+static enum duress_outcome judge(const int m[N_SCOPES], const struct passwd *pw,
+				 const struct duress_opts *o, const struct duress_request *req,
+				 const struct scope_run *user, const struct scope_run *global,
+				 const struct duress_log *lg)
+{
+	enum duress_deny deny = DURESS_DENY_NONE;
+	enum duress_outcome out = DURESS_NO_MATCH;
+
+	if (m[SCOPE_USER] + m[SCOPE_GLOBAL] > 0) {
+		struct duress_match match = { .user = m[SCOPE_USER] > 0,
+					      .global = m[SCOPE_GLOBAL] > 0 };
+
+		deny = duress_login_denied(o, pw, req->items.service, match, lg);
+		out = deny == DURESS_DENY_NONE ? DURESS_MATCH : DURESS_MATCH_DENIED;
+	}
+	trace_checked(req, user, global, out, deny);
+	return out;
+}
+
 enum duress_outcome duress_authenticate(const struct duress_opts *o,
 					const struct duress_request *req,
 					const struct duress_log *lg)
 {
 	struct scope_run user = { 0 }, global = { 0 };
 	struct scope_run *const runs[N_SCOPES] = { &user, &global };
+	struct duress_held held = { .release = -1, .done = -1 };
 	struct duress_account *p = NULL;
 	enum duress_outcome out = DURESS_ERROR;
-	struct duress_match match;
-	enum duress_deny deny;
 	int m[N_SCOPES] = { 0 }, r;
+	bool derived = false;
 
 	r = duress_getpw(req->user, 0, &p);
 	/* pam_unix answers at once for a name that is not an account: so do we. */
@@ -325,7 +352,7 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	if (r == 0)
 		r = load_global(&global, o, lg);
 	if (r == 0)
-		r = check_scopes(runs, o, req, lg, m);
+		r = check_scopes(runs, o, req, lg, m, &derived);
 	/* No slot came free: as for a wrong password, never a login. */
 	if (r == -ETIMEDOUT) {
 		out = DURESS_NO_MATCH;
@@ -335,23 +362,26 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 		log_check_error(r, lg);
 		goto out;
 	}
-	if (m[SCOPE_USER] + m[SCOPE_GLOBAL] == 0) {
-		out = DURESS_NO_MATCH;
-		trace_checked(req, &user, &global, out, DURESS_DENY_NONE);
-		goto out;
-	}
-	match = (struct duress_match){ .user = m[SCOPE_USER] > 0, .global = m[SCOPE_GLOBAL] > 0 };
-	deny = duress_login_denied(o, &p->pw, req->items.service, match, lg);
-	out = deny == DURESS_DENY_NONE ? DURESS_MATCH : DURESS_MATCH_DENIED;
-	trace_checked(req, &user, &global, out, deny);
+	out = judge(m, &p->pw, o, req, &user, &global, lg);
+	/*
+	 * Every attempt that derived starts the runner here, with nothing to
+	 * run if nothing matched: what the login process starts and reaps must
+	 * not say which.  (A legacy_sha256 match may derive nothing.)  A
+	 * runner that failed is an error for a match; for no match it changes
+	 * nothing (logged).
+	 */
+	if ((derived || out != DURESS_NO_MATCH) &&
+	    start_actions(&user, &global, &p->pw, o, req, lg, &held) < 0 && out != DURESS_NO_MATCH)
+		out = DURESS_ERROR;
 	/*
 	 * Before pam_unix, a login this answers skips its hash: pay for it here,
-	 * before the actions start and compete with it for the CPU.
+	 * after the runner started, as pam_unix hashes after a wrong password's
+	 * start; the actions wait for the release, not to compete with it for
+	 * the CPU.
 	 */
 	if (out == DURESS_MATCH && req->unix_follows)
 		duress_mirror_unix_hash(&p->pw, req->password);
-	if (start_actions(&user, &global, &p->pw, o, req, lg) < 0)
-		out = DURESS_ERROR;
+	duress_spawn_release(&held);
 out:
 	scope_free(&user);
 	scope_free(&global);

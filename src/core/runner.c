@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -99,14 +100,15 @@ int duress_fd_above_stdio(int fd)
 /*
  * The descriptors the runner gets, slot i at descriptor
  * DURESS_RUNNER_MANIFEST_FD + i: the manifest, the wait= pipe (or -1) and
- * the jobs' memfds in manifest order.  Filled before the clone, so that
- * the child only copies descriptors.
+ * the jobs' memfds in manifest order; and 0-2.  Filled before the clone,
+ * so that the child only copies descriptors.
  */
 struct handover {
 	int *from;
 	int *tmp; /* the child's scratch space */
 	size_t n;
 	int devnull;
+	int in;     /* the runner's stdin: the release channel (struct duress_held) */
 	int out;    /* the actions' stdout and stderr: devnull unless traced */
 	char *name; /* argv[0]: the program's file name, which `ps` shows as well */
 };
@@ -141,7 +143,7 @@ static int handover_init(struct handover *h, const char *path, int manifest, int
 static int place_descriptors(const struct handover *h)
 {
 	int high = DURESS_RUNNER_MANIFEST_FD + (int)h->n;
-	int null = fcntl(h->devnull, F_DUPFD, high);
+	int in = fcntl(h->in, F_DUPFD, high);
 	int out = fcntl(h->out, F_DUPFD, high);
 
 	for (size_t i = 0; i < h->n; i++) {
@@ -149,7 +151,7 @@ static int place_descriptors(const struct handover *h)
 		if (h->from[i] >= 0 && h->tmp[i] < 0)
 			return -1;
 	}
-	if (null < 0 || out < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 		return -1;
 	for (size_t i = 0; i < h->n; i++) {
 		int fd = DURESS_RUNNER_MANIFEST_FD + (int)i;
@@ -217,7 +219,10 @@ static int start_runner(const char *path, const struct handover *h)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0)
 		return -errno;
-	/* The runner forks and exits at once: its child is adopted by init. */
+	/*
+	 * The runner forks at once, and exits once its child has taken the
+	 * manifest: that child is adopted by init.
+	 */
 	while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
 		;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -254,16 +259,30 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* With wait=, the pipe the runner closes when it is done; 0 or -errno. */
-static int open_wait_pipe(unsigned wait_seconds, int done[2])
+/* Both ends of a new pipe or socket pair above 0-2; 0 or -errno. */
+static int pair_above_stdio(int p[2])
 {
-	if (wait_seconds == 0)
-		return 0;
-	if (pipe2(done, O_CLOEXEC) < 0)
+	p[0] = duress_fd_above_stdio(p[0]);
+	p[1] = duress_fd_above_stdio(p[1]);
+	return p[0] < 0 ? p[0] : p[1] < 0 ? p[1] : 0;
+}
+
+/* A close-on-exec pipe, both ends above 0-2; 0 or -errno. */
+static int open_pipe(int p[2])
+{
+	return pipe2(p, O_CLOEXEC) < 0 ? -errno : pair_above_stdio(p);
+}
+
+/*
+ * The release channel (struct duress_held): a socket pair rather than a
+ * pipe, so that the module's word to a runner that is gone cannot raise
+ * SIGPIPE in the application (MSG_NOSIGNAL).  0 or -errno.
+ */
+static int open_release(int s[2])
+{
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s) < 0)
 		return -errno;
-	done[0] = duress_fd_above_stdio(done[0]);
-	done[1] = duress_fd_above_stdio(done[1]);
-	return done[0] < 0 ? done[0] : done[1] < 0 ? done[1] : 0;
+	return pair_above_stdio(s);
 }
 
 /* A traced run's output goes where it asked, not to syslog; it reads the report, not wait=. */
@@ -283,48 +302,101 @@ static unsigned runner_flags(unsigned wait_seconds, const struct duress_spawn_io
 	return f;
 }
 
-int duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
-		 unsigned wait_seconds, const struct duress_spawn_io *io,
-		 const struct duress_log *lg)
+static void log_start_error(int r, const char *runner_path, const struct duress_log *lg)
 {
-	static const struct duress_spawn_io none = { .output_fd = -1, .report_fd = -1 };
-	struct handover h = { .devnull = -1 };
-	int done[2] = { -1, -1 };
-	int manifest, r;
-
-	io = io ? io : &none;
-	if (io->report_fd >= 0)
-		wait_seconds = 0;
-	manifest = duress_manifest_write(chains, n_chains, runner_flags(wait_seconds, io, lg));
-	if (manifest >= 0)
-		manifest = duress_fd_above_stdio(manifest);
-	r = manifest < 0 ? manifest : 0;
-	if (r == 0) {
-		h.devnull = duress_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
-		r = h.devnull < 0 ? h.devnull : open_wait_pipe(wait_seconds, done);
-	}
-	h.out = io->output_fd >= 0 ? io->output_fd : h.devnull;
-	if (r == 0)
-		r = handover_init(&h, runner_path, manifest,
-				  io->report_fd >= 0 ? io->report_fd : done[1], chains, n_chains);
-	if (r == 0)
-		r = start_runner(runner_path, &h);
-	if (r == 0 && done[1] >= 0) {
-		close_fd(&done[1]);
-		wait_for_runner(done[0], wait_seconds);
-	}
 	if (r == -ECHILD) {
 		duress_log(lg, LOG_ERR, "the action runner %s failed to start", runner_path);
 	} else if (r < 0) {
 		errno = -r;
 		duress_log(lg, LOG_ERR, "cannot start the action runner %s: %m", runner_path);
 	}
+}
+
+/*
+ * Opens what the runner is handed besides the jobs: the manifest, the
+ * release channel (its stdin), /dev/null and, with wait_seconds, the done pipe.
+ * 0 or -errno; the caller closes whatever was opened.
+ */
+static int open_descriptors(int *manifest, int release[2], int *devnull, int done[2],
+			    const struct duress_chain *chains, size_t n_chains, unsigned flags,
+			    unsigned wait_seconds)
+{
+	int r;
+
+	*manifest = duress_manifest_write(chains, n_chains, flags);
+	if (*manifest >= 0)
+		*manifest = duress_fd_above_stdio(*manifest);
+	if (*manifest < 0)
+		return *manifest;
+	r = open_release(release);
+	if (r == 0) {
+		*devnull = duress_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
+		r = *devnull < 0 ? *devnull : 0;
+	}
+	if (r == 0 && wait_seconds)
+		r = open_pipe(done);
+	return r;
+}
+
+int duress_spawn_hold(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
+		      unsigned wait_seconds, const struct duress_spawn_io *io,
+		      const struct duress_log *lg, struct duress_held *held)
+{
+	static const struct duress_spawn_io none = { .output_fd = -1, .report_fd = -1 };
+	struct handover h = { .devnull = -1 };
+	int manifest = -1, release[2] = { -1, -1 }, done[2] = { -1, -1 };
+	int r;
+
+	*held = (struct duress_held){ .release = -1, .done = -1 };
+	io = io ? io : &none;
+	if (io->report_fd >= 0)
+		wait_seconds = 0;
+	r = open_descriptors(&manifest, release, &h.devnull, done, chains, n_chains,
+			     runner_flags(wait_seconds, io, lg), wait_seconds);
+	h.in = release[0];
+	h.out = io->output_fd >= 0 ? io->output_fd : h.devnull;
+	if (r == 0)
+		r = handover_init(&h, runner_path, manifest,
+				  io->report_fd >= 0 ? io->report_fd : done[1], chains, n_chains);
+	if (r == 0)
+		r = start_runner(runner_path, &h);
+	log_start_error(r, runner_path, lg);
+	if (r == 0) {
+		*held = (struct duress_held){ .release = release[1],
+					      .done = done[0],
+					      .wait_seconds = wait_seconds };
+		release[1] = done[0] = -1;
+	}
+	for (int i = 0; i < 2; i++) {
+		close_fd(&release[i]);
+		close_fd(&done[i]);
+	}
 	close_fd(&manifest);
-	close_fd(&done[0]);
-	close_fd(&done[1]);
 	close_fd(&h.devnull);
 	free(h.from);
 	free(h.tmp);
 	free(h.name);
+	return r;
+}
+
+void duress_spawn_release(struct duress_held *held)
+{
+	/* The runner's stdin: it starts its chains on this byte, and on nothing else. */
+	if (held->release >= 0)
+		(void)send(held->release, "", 1, MSG_NOSIGNAL);
+	close_fd(&held->release);
+	if (held->done >= 0)
+		wait_for_runner(held->done, held->wait_seconds);
+	close_fd(&held->done);
+}
+
+int duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
+		 unsigned wait_seconds, const struct duress_spawn_io *io,
+		 const struct duress_log *lg)
+{
+	struct duress_held held;
+	int r = duress_spawn_hold(runner_path, chains, n_chains, wait_seconds, io, lg, &held);
+
+	duress_spawn_release(&held);
 	return r;
 }

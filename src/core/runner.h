@@ -46,16 +46,49 @@ struct duress_spawn_io {
 };
 
 /*
- * Starts the runner program at runner_path (src/runner) in a fresh process
- * image, handing it the chains (a manifest, see manifest.h) and the jobs'
- * memfds; it runs each chain independently of the others, fully detached
- * from the caller: the caller gets no SIGCHLD, keeps no zombie, and may be
- * multithreaded (between clone and execve only async-signal-safe calls).
- * Waits up to wait_seconds for every chain to finish (not with io->report_fd:
- * the caller reads the report instead).  With lg->debug the actions' output
- * goes to syslog, unless io->output_fd.  Returns 0 once the runner has taken
- * over, or -errno if it could not be started.
+ * A runner started by duress_spawn_hold(): it has taken the manifest, and
+ * its chains wait for duress_spawn_release().  Zeroed with -1 descriptors
+ * ({ .release = -1, .done = -1 }), or after a failed hold, it holds nothing.
  */
+struct duress_held {
+	/*
+	 * The other end of the runner's stdin: the byte sent there at the
+	 * release starts its chains; an end without it (the module failed or
+	 * died first) starts none.
+	 */
+	int release;
+	int done; /* with wait=: the read end of the pipe the runner closes when done, or -1 */
+	unsigned wait_seconds;
+};
+
+/*
+ * Starts the runner program at runner_path (src/runner) in a fresh process
+ * image, handing it the chains (a manifest, see manifest.h; none is an
+ * empty one, which runs nothing) and the jobs' memfds; it runs each chain
+ * independently of the others, fully detached from the caller: the caller
+ * gets no SIGCHLD, keeps no zombie, and may be multithreaded (between clone
+ * and execve only async-signal-safe calls).  What the caller starts and
+ * reaps is the same whatever the manifest holds (the runner's first
+ * process forks before it reads it).  Returns 0 once the runner has taken
+ * the manifest, with *held filled: its chains start at
+ * duress_spawn_release(), not before; or -errno (logged) if it could not be
+ * started, *held then holding nothing.  With lg->debug the actions' output
+ * goes to syslog, unless io->output_fd.
+ */
+int duress_spawn_hold(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
+		      unsigned wait_seconds, const struct duress_spawn_io *io,
+		      const struct duress_log *lg, struct duress_held *held);
+
+/*
+ * Lets the held runner's chains start, then waits up to the wait_seconds
+ * given to duress_spawn_hold() for every chain to finish (not with
+ * io->report_fd: the caller reads the report instead).  A runner with
+ * nothing to run ends at once.  Accepts a held that holds nothing.  Never
+ * raises SIGPIPE.
+ */
+void duress_spawn_release(struct duress_held *held);
+
+/* duress_spawn_hold(), then duress_spawn_release() at once: 0 or -errno. */
 int duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
 		 unsigned wait_seconds, const struct duress_spawn_io *io,
 		 const struct duress_log *lg);

@@ -10,8 +10,17 @@
  * environment already looked up, and the sealed memfds of the verified
  * actions: it needs no NSS and parses nothing a user wrote but the #! line.
  *
- * It checks what it was given and exits, leaving a child that the module
- * does not wait for (adopted by init: no zombie); that child starts one
+ * Its first process forks at once and exits once its child, the worker,
+ * has checked what it was given: the module waits for that first process
+ * only, and the worker is adopted by init (no zombie).  Forking before
+ * the manifest is read keeps what the login process reaps (this process
+ * and the clone that started it: their page faults and CPU time, in the
+ * login process's world-readable /proc counters) the same for a duress
+ * login and a wrong password, which is handed an empty manifest.  The
+ * worker then waits for a byte on its stdin, which the module sends once
+ * its own work for the login is done (before pam_unix, the hash it pays
+ * for a match), so that no action competes with it; without that byte
+ * nothing runs.  It starts one
  * process per chain, so that a per-user action that sleeps or is stopped
  * never delays root's, and exits when both are done.
  */
@@ -19,6 +28,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -283,19 +293,9 @@ static void run_chains(const struct duress_manifest *m)
 	}
 }
 
-/* Checks what the module handed over and puts the process in its default state. */
+/* In the worker: checks what the module handed over and puts the process in its default state. */
 static int prepare(struct duress_manifest *m)
 {
-	/*
-	 * Until each action's own exec, the user an action runs as (who may
-	 * have started this, from a screen locker) must not read this
-	 * program's path in /proc/PID/exe and maps, nor its descriptors: a
-	 * process that is not dumpable has those owned by root.
-	 */
-	(void)prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
-	if (become_root() != 0)
-		return -1;
-	reset_signals();
 	if (duress_manifest_read(DURESS_RUNNER_MANIFEST_FD, m) < 0)
 		return -1;
 	(void)close(DURESS_RUNNER_MANIFEST_FD);
@@ -303,24 +303,76 @@ static int prepare(struct duress_manifest *m)
 		return -1;
 	reset_limits_and_scheduling();
 	umask(077);
-	return chdir("/");
+	return chdir("/") == 0 && setsid() >= 0 ? 0 : -1;
+}
+
+/*
+ * Waits for the module's release: one byte on stdin.  An end without it
+ * (the module failed after the hold, or died) means no chain may start:
+ * nothing runs that the module's answer does not account for.  Then the
+ * actions' stdin is /dev/null.
+ */
+static bool released(void)
+{
+	ssize_t n;
+	char c;
+	int null;
+
+	while ((n = read(STDIN_FILENO, &c, 1)) < 0 && errno == EINTR)
+		;
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	/* Without it, stdin stays the socket at its end: it reads as /dev/null does. */
+	if (null >= 0 && dup2(null, STDIN_FILENO) == STDIN_FILENO)
+		(void)close(null);
+	return n == 1;
+}
+
+/* The worker: its word (one byte on word) once it has taken the manifest, then the chains. */
+static _Noreturn void work(int word)
+{
+	struct duress_manifest m = { 0 };
+
+	if (prepare(&m) != 0 || write(word, "", 1) != 1)
+		_exit(1);
+	(void)close(word);
+	if (released())
+		run_chains(&m);
+	duress_manifest_free(&m);
+	_exit(0);
+}
+
+/* The first process: 0 once the worker has given its word, 1 if it ended without. */
+static int await_word(int word[2])
+{
+	ssize_t n;
+	char c;
+
+	(void)close(word[1]);
+	while ((n = read(word[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	return n == 1 ? 0 : 1;
 }
 
 int main(void)
 {
-	struct duress_manifest m = { 0 };
-	pid_t pid = -1;
+	int word[2];
+	pid_t pid;
 
-	/* The module waits for this process only: it exits, its child goes on. */
-	if (prepare(&m) == 0)
-		pid = fork();
-	if (pid != 0) {
-		duress_manifest_free(&m);
-		return pid < 0 ? 1 : 0;
+	/*
+	 * Until each action's own exec, the user an action runs as (who may
+	 * have started this, from a screen locker) must not read this
+	 * program's path in /proc/PID/exe and maps, nor its descriptors: a
+	 * process that is not dumpable has those owned by root.
+	 */
+	(void)prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
+	if (become_root() != 0 || pipe2(word, O_CLOEXEC) < 0)
+		return 1;
+	reset_signals();
+	/* Nothing of the manifest is read before this: see the top of the file. */
+	pid = fork();
+	if (pid == 0) {
+		(void)close(word[0]);
+		work(word[1]);
 	}
-	if (setsid() < 0)
-		_exit(1);
-	run_chains(&m);
-	duress_manifest_free(&m);
-	return 0;
+	return pid < 0 ? 1 : await_word(word);
 }

@@ -445,7 +445,11 @@ static void runner_not_signalled_by_caller(void **state)
 	release(RUNS("held"));
 }
 
-/* runner= names the program; if it cannot start, the login fails closed and nothing runs. */
+/*
+ * runner= names the program; if it cannot start, the login fails closed and
+ * nothing runs.  A wrong password starts it too (with nothing to run): the
+ * same line, and still a refusal, never a success.
+ */
 static void missing_runner_fails_closed(void **state)
 {
 	char *log;
@@ -453,6 +457,9 @@ static void missing_runner_fails_closed(void **state)
 	(void)state;
 	action_add(U(ALICE)->dir, "act", U(ALICE)->uid, U(ALICE)->duress);
 	log = auth_logged("no-runner", "alice", U(ALICE)->duress, PAM_AUTH_ERR);
+	assert_non_null(strstr(log, "no-such-runner failed to start"));
+	free(log);
+	log = auth_logged("no-runner", "alice", "wrong", PAM_AUTH_ERR);
 	assert_non_null(strstr(log, "no-such-runner failed to start"));
 	free(log);
 	expect_runs(NONE, false);

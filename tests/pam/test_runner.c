@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,22 +99,38 @@ static void on_sigchld(int sig)
 /* What the forked application saw: 0 when all is as it should be. */
 enum { AUTH_FAILED = 1, GOT_SIGCHLD = 2, HAS_A_CHILD = 4, NO_WORD = 8 };
 
+/* One login of the forked application, and what it saw. */
+struct app_run {
+	const char *service;
+	const char *password;
+	int want; /* the PAM result */
+	/* out */
+	unsigned char auth, seen; /* the bits above, after the login and at the end */
+	long children_minflt;     /* its reaped children's page faults after the login */
+	size_t adopted;           /* what the runner left, adopted here */
+};
+
 /*
- * A login program, forked: it authenticates with wait=2, says so (the
- * result byte), and when told that everything the module started has
- * ended, looks for a SIGCHLD and a child.  No cmocka assertion here: a
+ * A login program, forked: it authenticates as alice, says so (the result
+ * byte, and its reaped children's page faults, as /proc/PID/stat's cminflt
+ * shows them to anyone), and when told that everything the module started
+ * has ended, looks for a SIGCHLD and a child.  No cmocka assertion here: a
  * failure would jump back into the test runner in this process.
  */
-static _Noreturn void application(int report, int told)
+static _Noreturn void application(const struct app_run *run, int report, int told)
 {
 	struct sigaction sa = { .sa_handler = on_sigchld };
-	struct auth a = { .service = "wait2", .user = "alice", .password = U(ALICE)->duress };
+	struct auth a = { .service = run->service, .user = "alice", .password = run->password };
 	unsigned char seen = 0;
+	struct rusage ru = { 0 };
 	char word;
 
-	if (sigaction(SIGCHLD, &sa, NULL) != 0 || auth_run(&a) != PAM_SUCCESS)
+	if (sigaction(SIGCHLD, &sa, NULL) != 0 || auth_run(&a) != run->want)
 		seen |= AUTH_FAILED;
-	if (write(report, &seen, 1) != 1 || read(told, &word, 1) != 1)
+	(void)getrusage(RUSAGE_CHILDREN, &ru);
+	if (write(report, &seen, 1) != 1 ||
+	    write(report, &ru.ru_minflt, sizeof(ru.ru_minflt)) != sizeof(ru.ru_minflt) ||
+	    read(told, &word, 1) != 1)
 		seen |= NO_WORD;
 	if (sigchld_seen)
 		seen |= GOT_SIGCHLD;
@@ -125,41 +142,88 @@ static _Noreturn void application(int report, int told)
 }
 
 /*
- * SPEC 5: no SIGCHLD and no child (zombie or not) left to the application.
- * The application is a forked process, not the test process: the test
- * process is a child subreaper (reaper.c), which login programs are not.
- * It adopts the runner's worker, and only once that and everything it
- * started has ended does the application look: nothing can come later.
+ * Runs the application and fills run's out fields.  The application is a
+ * forked process, not the test process: the test process is a child
+ * subreaper (reaper.c), which login programs are not.  It adopts the
+ * runner's worker, and only once that and everything it started has ended
+ * does the application look: nothing can come later.
  */
-static void runner_detached(void **state)
+static void run_application(struct app_run *run)
 {
 	int report[2], tell[2];
-	unsigned char auth, seen = 0xff;
-	size_t adopted;
 	pid_t pid;
 
-	(void)state;
-	action_add(U(ALICE)->dir, "act", U(ALICE)->uid, U(ALICE)->duress);
 	assert_int_equal(pipe2(report, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(tell, O_CLOEXEC), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
-		application(report[1], tell[0]);
+		application(run, report[1], tell[0]);
 	close(report[1]);
 	close(tell[0]);
-	assert_int_equal(read(report[0], &auth, 1), 1);
-	adopted = wait_actions();
+	run->seen = 0xff;
+	assert_int_equal(read(report[0], &run->auth, 1), 1);
+	assert_int_equal(read(report[0], &run->children_minflt, sizeof(run->children_minflt)),
+			 (ssize_t)sizeof(run->children_minflt));
+	run->adopted = wait_actions();
 	assert_int_equal(write(tell[1], "", 1), 1);
-	assert_int_equal(read(report[0], &seen, 1), 1);
+	assert_int_equal(read(report[0], &run->seen, 1), 1);
 	close(report[0]);
 	close(tell[1]);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
-	assert_int_equal(auth, 0);
-	assert_int_equal(seen, 0);
+	printf("# %s, %s: children's page faults %ld, adopted %zu\n", run->service,
+	       run->password == U(ALICE)->duress ? "duress" :
+	       run->password == U(ALICE)->real   ? "real" :
+						   "wrong",
+	       run->children_minflt, run->adopted);
+	fflush(stdout);
+}
+
+/* SPEC 5: no SIGCHLD and no child (zombie or not) left to the application. */
+static void runner_detached(void **state)
+{
+	struct app_run run = { .service = "wait2",
+			       .password = U(ALICE)->duress,
+			       .want = PAM_SUCCESS };
+
+	(void)state;
+	action_add(U(ALICE)->dir, "act", U(ALICE)->uid, U(ALICE)->duress);
+	run_application(&run);
+	assert_int_equal(run.auth, 0);
+	assert_int_equal(run.seen, 0);
 	/* The worker outlived its parent, the runner's first process: it was detached. */
-	assert_true(adopted >= 1);
+	assert_true(run.adopted >= 1);
+	expect_runs((const char *const[]){ "act", NULL }, false);
+}
+
+/*
+ * Issue 24, SPEC 4: every login that reaches the module starts the runner
+ * the same way, a duress login with its actions and any other with none,
+ * so that the login process's /proc counters do not tell them apart.  For
+ * a real and a duress login before pam_unix (the placement for coercion)
+ * and a wrong password after it: the application reaped children that
+ * cost it page faults (none before, when only a match started the
+ * runner), exactly one worker outlived them (adopted here), and it got no
+ * SIGCHLD and kept no child.
+ */
+static void every_login_starts_the_runner(void **state)
+{
+	struct app_run runs[] = {
+		{ .service = "before", .password = U(ALICE)->real, .want = PAM_SUCCESS },
+		{ .service = "before", .password = U(ALICE)->duress, .want = PAM_SUCCESS },
+		{ .service = "after", .password = "wrong", .want = PAM_AUTH_ERR },
+	};
+
+	(void)state;
+	action_add(U(ALICE)->dir, "act", U(ALICE)->uid, U(ALICE)->duress);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		run_application(&runs[i]);
+		assert_int_equal(runs[i].auth, 0);
+		assert_int_equal(runs[i].seen, 0);
+		assert_true(runs[i].children_minflt > 0);
+		assert_int_equal(runs[i].adopted, 1);
+	}
 	expect_runs((const char *const[]){ "act", NULL }, false);
 }
 
@@ -285,8 +349,13 @@ static void no_fd_leak(void **state)
 #define T(f) cmocka_unit_test_setup(f, fresh_test)
 
 static const struct CMUnitTest tests[] = {
-	T(wait600_sleep1),  T(nowait_held), T(wait1_held),
-	T(runner_detached), T(threads),     T(no_fd_leak),
+	T(wait600_sleep1),
+	T(nowait_held),
+	T(wait1_held),
+	T(runner_detached),
+	T(every_login_starts_the_runner),
+	T(threads),
+	T(no_fd_leak),
 };
 
 const struct test_group runner_group = { "pam_runner", tests, sizeof(tests) / sizeof(tests[0]) };

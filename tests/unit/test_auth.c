@@ -3,10 +3,12 @@
  * The flows of duress_authenticate() (auth.c), one named test per row: what
  * it answers for each account, password, option and directory state, and
  * exactly which chains and jobs it handed the runner (the stand-in
- * runner's report), or that it started nothing, why a match does not log
- * in (the trace's refusal), and how many Argon2id derivations it paid for
- * (crypto_pwhash is wrapped at link time and counted).  A failed runner is an error, never a match.  Rows that need root (the global directory, other
- * users' rights) print SKIP without it.
+ * runner's report), an empty manifest for an attempt that derived and
+ * matched nothing, or that it started nothing, why a match does not log in
+ * (the trace's refusal), and how many Argon2id derivations it paid for
+ * (crypto_pwhash is wrapped at link time and counted).  A failed runner is
+ * an error for a match, and changes nothing for no match.  Rows that need
+ * root (the global directory, other users' rights) print SKIP without it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,7 +48,11 @@ struct auth_case {
 	bool needs_root;
 	enum duress_outcome outcome;
 	enum duress_deny refused; /* why a match does not log in (what `duress test` says) */
-	const char *chains;       /* the runner's chain and job lines; NULL: it must not have run */
+	/*
+	 * The runner's chain and job lines (EMPTY_MANIFEST: it ran with none);
+	 * NULL: it must not have run.
+	 */
+	const char *chains;
 	/*
 	 * With count_kdf: the derivations paid for the user's scope and, as
 	 * root, for the global one.  The fixture signs at a cost below the
@@ -56,23 +62,32 @@ struct auth_case {
 	unsigned kdf_user, kdf_global;
 	/*
 	 * before: the before-pam_unix placement; unix_hashes: the crypt_r()
-	 * calls that pay for pam_unix's hash, all made before the runner starts.
+	 * calls that pay for pam_unix's hash, all made after the runner started
+	 * (where pam_unix hashes after a wrong password) and before it is
+	 * released to run the actions.
 	 */
 	bool before;
 	unsigned unix_hashes;
 };
 
-/* crypt_r and duress_spawn are wrapped too (meson.build): was the hash paid before the runner? */
+/*
+ * crypt_r and the runner's start and release are wrapped too (meson.build):
+ * when was the hash paid, and how often did the runner start?
+ */
 char *__real_crypt_r(const char *phrase, const char *setting, struct crypt_data *data);
 char *__wrap_crypt_r(const char *phrase, const char *setting, struct crypt_data *data);
-int __real_duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
-			unsigned wait_seconds, const struct duress_spawn_io *io,
-			const struct duress_log *lg);
-int __wrap_duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
-			unsigned wait_seconds, const struct duress_spawn_io *io,
-			const struct duress_log *lg);
+int __real_duress_spawn_hold(const char *runner_path, const struct duress_chain *chains,
+			     size_t n_chains, unsigned wait_seconds,
+			     const struct duress_spawn_io *io, const struct duress_log *lg,
+			     struct duress_held *held);
+int __wrap_duress_spawn_hold(const char *runner_path, const struct duress_chain *chains,
+			     size_t n_chains, unsigned wait_seconds,
+			     const struct duress_spawn_io *io, const struct duress_log *lg,
+			     struct duress_held *held);
+void __real_duress_spawn_release(struct duress_held *held);
+void __wrap_duress_spawn_release(struct duress_held *held);
 
-static unsigned hashes, hashes_at_spawn;
+static unsigned hashes, starts, hashes_at_start, hashes_at_release;
 
 char *__wrap_crypt_r(const char *phrase, const char *setting, struct crypt_data *data)
 {
@@ -80,12 +95,20 @@ char *__wrap_crypt_r(const char *phrase, const char *setting, struct crypt_data 
 	return __real_crypt_r(phrase, setting, data);
 }
 
-int __wrap_duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
-			unsigned wait_seconds, const struct duress_spawn_io *io,
-			const struct duress_log *lg)
+int __wrap_duress_spawn_hold(const char *runner_path, const struct duress_chain *chains,
+			     size_t n_chains, unsigned wait_seconds,
+			     const struct duress_spawn_io *io, const struct duress_log *lg,
+			     struct duress_held *held)
 {
-	hashes_at_spawn = hashes;
-	return __real_duress_spawn(runner_path, chains, n_chains, wait_seconds, io, lg);
+	starts++;
+	hashes_at_start = hashes;
+	return __real_duress_spawn_hold(runner_path, chains, n_chains, wait_seconds, io, lg, held);
+}
+
+void __wrap_duress_spawn_release(struct duress_held *held)
+{
+	hashes_at_release = hashes;
+	__real_duress_spawn_release(held);
 }
 
 /* The link-time wrap of libsodium's crypto_pwhash (meson.build): counts the derivations. */
@@ -109,6 +132,8 @@ int __wrap_crypto_pwhash(unsigned char *out, unsigned long long outlen, const ch
 #define JOB(fd, name) "job fd=" #fd " elf=0 name=" name " content=#!/bin/sh\\x0a# " name "\\x0a\n"
 #define USER_CHAIN "chain uid=@U@ gid=@G@ groups=@G@,20010\n"
 #define ROOT_CHAIN "chain uid=0 gid=0 groups=0\n"
+/* The runner ran, and was handed no chain: an attempt that derived and matched nothing. */
+#define EMPTY_MANIFEST ""
 
 static const struct auth_case cases[] = {
 	{ .name = "unknown user: no derivation at all",
@@ -116,9 +141,10 @@ static const struct auth_case cases[] = {
 	  .password = USER_PW,
 	  .outcome = DURESS_UNKNOWN_USER,
 	  .count_kdf = true },
-	{ .name = "wrong password: each scope pays",
+	{ .name = "wrong password: each scope pays, and the runner starts with nothing to run",
 	  .password = WRONG_PW,
 	  .outcome = DURESS_NO_MATCH,
+	  .chains = EMPTY_MANIFEST,
 	  .count_kdf = true,
 	  .kdf_user = 2,
 	  .kdf_global = 1 },
@@ -126,12 +152,14 @@ static const struct auth_case cases[] = {
 	  .password = GLOBAL_PW,
 	  .change = WORLD_NO_GLOBAL_DIR,
 	  .outcome = DURESS_NO_MATCH,
+	  .chains = EMPTY_MANIFEST,
 	  .count_kdf = true,
 	  .kdf_user = 2 },
 	{ .name = "a global directory with nothing armed: no global derivation",
 	  .password = GLOBAL_PW,
 	  .change = WORLD_GLOBAL_DIR_UNARMED,
 	  .outcome = DURESS_NO_MATCH,
+	  .chains = EMPTY_MANIFEST,
 	  .count_kdf = true,
 	  .kdf_user = 2 },
 	{ .name = "the only derivation slot taken: no match, nothing derived, nothing ran",
@@ -158,7 +186,7 @@ static const struct auth_case cases[] = {
 	  .needs_root = true,
 	  .outcome = DURESS_MATCH,
 	  .chains = USER_CHAIN JOB(5, "20-both") ROOT_CHAIN JOB(6, "60-both") },
-	{ .name = "before pam_unix: a duress login pays pam_unix's hash, before the runner starts",
+	{ .name = "before pam_unix: a duress login pays pam_unix's hash, before the actions are released",
 	  .password = USER_PW,
 	  .before = true,
 	  .unix_hashes = 2, /* pam_unix hashes a $6$ twice (kdf.c) */
@@ -171,10 +199,11 @@ static const struct auth_case cases[] = {
 	  .outcome = DURESS_MATCH_DENIED,
 	  .refused = DURESS_DENY_OPTION,
 	  .chains = USER_CHAIN JOB(5, "10-user") },
-	{ .name = "before pam_unix: a wrong password leaves the hash to pam_unix",
+	{ .name = "before pam_unix: a wrong password leaves the hash to pam_unix, starts the runner",
 	  .password = WRONG_PW,
 	  .before = true,
-	  .outcome = DURESS_NO_MATCH },
+	  .outcome = DURESS_NO_MATCH,
+	  .chains = EMPTY_MANIFEST },
 	{ .name = "after pam_unix: it hashed already",
 	  .password = USER_PW,
 	  .outcome = DURESS_MATCH,
@@ -232,10 +261,19 @@ static const struct auth_case cases[] = {
 	  .password = USER_PW,
 	  .runner = MISSING,
 	  .outcome = DURESS_ERROR },
+	{ .name = "a wrong password with a runner that fails: still no match",
+	  .password = WRONG_PW,
+	  .runner = FAILING,
+	  .outcome = DURESS_NO_MATCH },
+	{ .name = "a wrong password with no runner: still no match",
+	  .password = WRONG_PW,
+	  .runner = MISSING,
+	  .outcome = DURESS_NO_MATCH },
 	{ .name = "group=: not a member, no per-user actions (the stand-in still pays)",
 	  .password = USER_PW,
 	  .group = "uother",
 	  .outcome = DURESS_NO_MATCH,
+	  .chains = EMPTY_MANIFEST,
 	  .count_kdf = true,
 	  .kdf_user = 1,
 	  .kdf_global = 1 },
@@ -247,26 +285,31 @@ static const struct auth_case cases[] = {
 	{ .name = "group=: no such group",
 	  .password = USER_PW,
 	  .group = "nosuchgroup",
-	  .outcome = DURESS_NO_MATCH },
+	  .outcome = DURESS_NO_MATCH,
+	  .chains = EMPTY_MANIFEST },
 	{ .name = "a group-writable user directory is skipped",
 	  .password = USER_PW,
 	  .change = WORLD_USER_DIR_WRITABLE,
-	  .outcome = DURESS_NO_MATCH },
+	  .outcome = DURESS_NO_MATCH,
+	  .chains = EMPTY_MANIFEST },
 	{ .name = "an action changed since signing does not run",
 	  .password = USER_PW,
 	  .change = WORLD_USER_ACTION_CHANGED,
-	  .outcome = DURESS_NO_MATCH },
+	  .outcome = DURESS_NO_MATCH,
+	  .chains = EMPTY_MANIFEST },
 	{ .name = "a global directory not root's is skipped, and costs nothing",
 	  .password = GLOBAL_PW,
 	  .change = WORLD_GLOBAL_DIR_NOT_ROOTS,
 	  .needs_root = true,
 	  .outcome = DURESS_NO_MATCH,
+	  .chains = EMPTY_MANIFEST,
 	  .count_kdf = true,
 	  .kdf_user = 2 },
 	{ .name = "global_dir= empty: no global actions",
 	  .password = GLOBAL_PW,
 	  .no_global = true,
 	  .outcome = DURESS_NO_MATCH,
+	  .chains = EMPTY_MANIFEST,
 	  .count_kdf = true,
 	  .kdf_user = 2 },
 	{ .name = "user_dir= empty: only the global chain, and only its derivation",
@@ -280,7 +323,8 @@ static const struct auth_case cases[] = {
 	{ .name = "not root: the global directory is not checked",
 	  .password = GLOBAL_PW,
 	  .as_user = true,
-	  .outcome = DURESS_NO_MATCH },
+	  .outcome = DURESS_NO_MATCH,
+	  .chains = EMPTY_MANIFEST },
 	{ .name = "not root: the user's own actions still run",
 	  .password = BOTH_PW,
 	  .as_user = true,
@@ -380,7 +424,7 @@ static void run_case(void **state)
 	}
 	case_opts(c, &o);
 	derivations = 0;
-	hashes = hashes_at_spawn = 0;
+	hashes = starts = hashes_at_start = hashes_at_release = 0;
 	W.before = c->before;
 	W.trace = &trace;
 	if (c->as_user && W.root)
@@ -393,9 +437,15 @@ static void run_case(void **state)
 	W.before = false;
 	W.trace = NULL;
 	expect_refusal(c, &seen);
-	if (!c->as_user && (hashes != c->unix_hashes || (c->chains && hashes_at_spawn != hashes)))
-		fail_msg("%s: %u crypt_r() calls, %u of them before the runner; expected %u, all",
-			 c->name, hashes, hashes_at_spawn, c->unix_hashes);
+	/* One start, match or not, before any hash; every hash before the release. */
+	if (!c->as_user && c->runner == FAKE && starts != (c->chains != NULL))
+		fail_msg("%s: the runner was started %u times, expected %u", c->name, starts,
+			 c->chains != NULL);
+	if (!c->as_user && (hashes != c->unix_hashes ||
+			    (c->chains && (hashes_at_start != 0 || hashes_at_release != hashes))))
+		fail_msg("%s: %u crypt_r() calls, %u before the runner started, %u before its "
+			 "release; expected %u, 0, all",
+			 c->name, hashes, hashes_at_start, hashes_at_release, c->unix_hashes);
 	if (c->count_kdf && derivations != c->kdf_user + (W.root ? c->kdf_global : 0))
 		fail_msg("%s: %u derivations, expected %u", c->name, derivations,
 			 c->kdf_user + (W.root ? c->kdf_global : 0));
@@ -443,6 +493,32 @@ static void on_checked(const struct duress_trace_report *r, void *data)
 }
 
 /*
+ * duress_authenticate() as duress test calls it: with a trace whose
+ * callback fills *seen, and a report pipe whose read end is *report (close
+ * it) once the core has returned and our write end is closed.
+ */
+static enum duress_outcome auth_traced(const struct duress_opts *o, const char *password,
+				       struct seen *seen, int *report)
+{
+	struct duress_trace trace = { .output_fd = -1, .checked = on_checked, .data = seen };
+	struct duress_request req = { .user = "ualice",
+				      .password = password,
+				      .password_len = strlen(password),
+				      .items = { .user = "ualice", .service = "login" },
+				      .trace = &trace };
+	const struct duress_log lg = { 0 };
+	enum duress_outcome out;
+	int p[2];
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	trace.report_fd = p[1];
+	out = duress_authenticate(o, &req, &lg);
+	close(p[1]);
+	*report = p[0];
+	return out;
+}
+
+/*
  * duress test's trace: the callback comes once, before the runner starts,
  * with the user's actions as verified (10-user, edited, is another
  * password's and so not read: armed; 20-both matched), the outcome and why
@@ -452,25 +528,15 @@ static void on_checked(const struct duress_trace_report *r, void *data)
 static void trace_reports_before_start(void **state)
 {
 	struct seen seen = { 0 };
-	int report[2];
-	struct duress_trace trace = { .output_fd = -1, .checked = on_checked, .data = &seen };
-	struct duress_request req = { .user = "ualice",
-				      .password = BOTH_PW,
-				      .password_len = strlen(BOTH_PW),
-				      .items = { .user = "ualice", .service = "login" },
-				      .trace = &trace };
-	const struct duress_log lg = { 0 };
 	struct duress_opts o;
 	char got[4096];
+	int report;
 
 	(void)state;
 	world_opts(&o);
 	o.deny = true;
-	assert_int_equal(pipe2(report, O_CLOEXEC), 0);
-	trace.report_fd = report[1];
-	assert_int_equal(duress_authenticate(&o, &req, &lg), DURESS_MATCH_DENIED);
-	close(report[1]);
-	close(report[0]);
+	assert_int_equal(auth_traced(&o, BOTH_PW, &seen, &report), DURESS_MATCH_DENIED);
+	close(report);
 	assert_int_equal(seen.calls, 1);
 	assert_false(seen.runner_ran);
 	assert_int_equal(seen.outcome, DURESS_MATCH_DENIED);
@@ -479,6 +545,31 @@ static void trace_reports_before_start(void **state)
 	assert_int_equal(seen.global_checked, W.root);
 	assert_true(world_report(NULL, got, sizeof(got)));
 	assert_non_null(strstr(got, "20-both"));
+}
+
+/*
+ * duress test with a wrong password: the callback comes once, before the
+ * runner starts; the runner then gets the report pipe and an empty
+ * manifest, and the pipe ends with no record once it is done.
+ */
+static void trace_without_match(void **state)
+{
+	struct seen seen = { 0 };
+	char got[4096], rec[DURESS_REPORT_MAX];
+	struct duress_opts o;
+	int report;
+
+	(void)state;
+	world_opts(&o);
+	o.wait_seconds = 5; /* ignored with a trace: the report is read instead */
+	assert_int_equal(auth_traced(&o, WRONG_PW, &seen, &report), DURESS_NO_MATCH);
+	assert_int_equal(read(report, rec, sizeof(rec)), 0);
+	close(report);
+	assert_int_equal(seen.calls, 1);
+	assert_false(seen.runner_ran);
+	assert_int_equal(seen.outcome, DURESS_NO_MATCH);
+	assert_true(world_report(NULL, got, sizeof(got)));
+	assert_string_equal(got, EMPTY_MANIFEST);
 }
 
 static int build_changed(void **state)
@@ -496,13 +587,22 @@ static int build(void **state)
 	return 0;
 }
 
+static int build_usual(void **state)
+{
+	(void)state;
+	world_build(WORLD_AS_USUAL);
+	return 0;
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 1];
+	const size_t n = sizeof(cases) / sizeof(cases[0]);
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 2];
 
 	FX_ROW_TESTS(tests, cases, run_case, build, world_teardown);
-	tests[sizeof(cases) / sizeof(cases[0])] =
-		(struct CMUnitTest)cmocka_unit_test_setup_teardown(trace_reports_before_start,
-								   build_changed, world_teardown);
+	tests[n] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+		trace_reports_before_start, build_changed, world_teardown);
+	tests[n + 1] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+		trace_without_match, build_usual, world_teardown);
 	return cmocka_run_group_tests(tests, world_group_setup, world_group_teardown);
 }

@@ -4,8 +4,9 @@
  * makes (malloc, calloc, realloc, reallocarray, wrapped at link time) is
  * failed in turn, one per authentication, until an authentication makes no
  * more.  A fault never turns into a match: the answer is one the row
- * allows (an error, or a denied match once the actions have started),
- * nothing is started unless the answer says so, and nothing stays open.
+ * allows (an error, or a denied match once the actions have started; no
+ * match when only the start of a wrong password's empty runner failed), no
+ * action is started unless the answer says so, and nothing stays open.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -85,7 +86,8 @@ static const struct fault_case cases[] = {
 	  BIT(DURESS_ERROR) | BIT(DURESS_MATCH_DENIED) },
 	{ "the user's directory matches", "ualice", USER_PW, false, DURESS_MATCH,
 	  BIT(DURESS_ERROR) | BIT(DURESS_MATCH_DENIED) },
-	{ "no match", "ualice", WRONG_PW, false, DURESS_NO_MATCH, BIT(DURESS_ERROR) },
+	{ "no match", "ualice", WRONG_PW, false, DURESS_NO_MATCH,
+	  BIT(DURESS_ERROR) | BIT(DURESS_NO_MATCH) },
 	{ "unknown user", "nosuchuser", USER_PW, false, DURESS_UNKNOWN_USER, BIT(DURESS_ERROR) },
 };
 
@@ -94,7 +96,10 @@ struct tally {
 	unsigned answers[DURESS_ERROR + 1];
 };
 
-/* One authentication with the k-th allocation failed (0: none); whether there was a k-th. */
+/*
+ * One authentication with the k-th allocation failed (0: none); whether
+ * there was a k-th.  *ran: the runner was handed a chain.
+ */
 static bool auth_with_fault(const struct fault_case *c, long k, enum duress_outcome *out, bool *ran,
 			    long *n_calls)
 {
@@ -107,7 +112,7 @@ static bool auth_with_fault(const struct fault_case *c, long k, enum duress_outc
 	atomic_store(&armed, true);
 	*out = world_auth(&o, c->user, c->password, NULL);
 	atomic_store(&armed, false);
-	*ran = world_report(NULL, report, sizeof(report));
+	*ran = world_report(NULL, report, sizeof(report)) && report[0];
 	*n_calls = atomic_load(&calls);
 	return k > 0 && *n_calls >= k;
 }

@@ -8,11 +8,17 @@
  * not even the chain's sealed jobs.  The same manifest with every job
  * sealed as memfd.c seals it does run, so that each row can fail.
  *
- * Handed over by duress_spawn(), as the module does, with wait= so that a
- * run is over when it returns; each job appends its name to a file here.
+ * Handed over by duress_spawn(), with wait= so that a run is over when it
+ * returns; each job appends its name to a file here.  Then the hold the
+ * module uses: the runner has taken the manifest when duress_spawn_hold()
+ * returns, but no chain starts before duress_spawn_release(), and none at
+ * all if the module drops the hold without releasing it (it failed, or
+ * died); and an empty manifest (a wrong password's) runs nothing and ends
+ * at the release.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,6 +98,19 @@ static int job_fd(const struct job_spec *s, const char *name)
 	return fd;
 }
 
+/* What the jobs wrote to `ran` ("" if nothing); whether it exists. */
+static bool read_ran(char *text, size_t size)
+{
+	int fd = open(ran, O_RDONLY | O_CLOEXEC);
+
+	text[0] = '\0';
+	if (fd < 0)
+		return false;
+	assert_true(fx_read_all(fd, text, size) >= 0);
+	close(fd);
+	return true;
+}
+
 static void run_case(void **state)
 {
 	const struct seal_case *c = *state;
@@ -102,29 +121,98 @@ static void run_case(void **state)
 	const struct duress_target target = { getuid(), getgid(), groups, 1, envp };
 	struct duress_job jobs[2] = { { -1, false, name0 }, { -1, false, name1 } };
 	const struct duress_chain chain = { &target, jobs, 2 };
-	int r, fd;
+	bool wrote;
+	int r;
 
 	for (size_t i = 0; i < 2; i++)
 		jobs[i].memfd = job_fd(&c->jobs[i], jobs[i].name);
 	r = duress_spawn(runner, &chain, 1, 30, NULL, NULL);
 	for (size_t i = 0; i < 2; i++)
 		close(jobs[i].memfd);
-	fd = open(ran, O_RDONLY | O_CLOEXEC);
-	text[0] = '\0';
-	if (fd >= 0) {
-		assert_true(fx_read_all(fd, text, sizeof(text)) >= 0);
-		close(fd);
-	}
+	wrote = read_ran(text, sizeof(text));
 	if (c->runs) {
 		if (r != 0)
 			fail_msg("%s: the runner refused it (%d)", c->name, r);
 		assert_string_equal(text, "10-first\n20-second\n");
 		return;
 	}
-	if (fd >= 0)
+	if (wrote)
 		fail_msg("%s: the runner ran it:\n%s", c->name, text);
 	/* It says so: the module logs that the runner failed to start. */
 	assert_int_equal(r, -ECHILD);
+}
+
+/*
+ * Held: the runner took the manifest (its first process has exited), its
+ * worker waits for the release, so its done pipe stays open and the job
+ * has not run however long we look (a second here: a worker that did not
+ * wait would be done well within it); at the release it runs, and the
+ * release waits for it (wait=).
+ */
+static void held_until_release(void **state)
+{
+	char path_env[] = "PATH=/usr/bin:/bin", name[] = "10-held", text[64];
+	char *envp[] = { path_env, NULL };
+	gid_t groups[] = { getgid() };
+	const struct duress_target target = { getuid(), getgid(), groups, 1, envp };
+	struct duress_job job = { job_fd(&(struct job_spec)SEALED, name), false, name };
+	const struct duress_chain chain = { &target, &job, 1 };
+	struct duress_held held;
+	struct pollfd p;
+
+	(void)state;
+	assert_int_equal(duress_spawn_hold(runner, &chain, 1, 30, NULL, NULL, &held), 0);
+	close(job.memfd);
+	assert_true(held.release >= 0 && held.done >= 0);
+	p = (struct pollfd){ .fd = held.done, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 1000), 0);
+	assert_false(read_ran(text, sizeof(text)));
+	duress_spawn_release(&held);
+	assert_int_equal(held.release, -1);
+	assert_int_equal(held.done, -1);
+	assert_true(read_ran(text, sizeof(text)));
+	assert_string_equal(text, "10-held\n");
+}
+
+/*
+ * The module failed or died between the hold and the release: its end of
+ * the runner's stdin closes without the release's byte, and the job never
+ * runs; the runner ends all the same (the done pipe closes).
+ */
+static void dropped_hold(void **state)
+{
+	char path_env[] = "PATH=/usr/bin:/bin", name[] = "10-dropped", text[64], c;
+	char *envp[] = { path_env, NULL };
+	gid_t groups[] = { getgid() };
+	const struct duress_target target = { getuid(), getgid(), groups, 1, envp };
+	struct duress_job job = { job_fd(&(struct job_spec)SEALED, name), false, name };
+	const struct duress_chain chain = { &target, &job, 1 };
+	struct duress_held held;
+
+	(void)state;
+	assert_int_equal(duress_spawn_hold(runner, &chain, 1, 30, NULL, NULL, &held), 0);
+	close(job.memfd);
+	close(held.release);
+	assert_int_equal(read(held.done, &c, 1), 0);
+	close(held.done);
+	assert_false(read_ran(text, sizeof(text)));
+}
+
+/*
+ * A wrong password's runner: an empty manifest, the same start; it runs
+ * nothing, and its done pipe closes at the release, so that wait= (300 s
+ * here, meson's bound 60 s) waits for nothing but its end.
+ */
+static void empty_manifest(void **state)
+{
+	struct duress_held held;
+	char text[64];
+
+	(void)state;
+	assert_int_equal(duress_spawn_hold(runner, NULL, 0, 300, NULL, NULL, &held), 0);
+	assert_true(held.release >= 0 && held.done >= 0);
+	duress_spawn_release(&held);
+	assert_false(read_ran(text, sizeof(text)));
 }
 
 static int make_tmp(void **state)
@@ -144,7 +232,8 @@ static int remove_tmp(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0])];
+	const size_t n = sizeof(cases) / sizeof(cases[0]);
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 3];
 
 	runner = getenv("DURESS_RUNNER");
 	if (!runner || *runner != '/') {
@@ -152,5 +241,11 @@ int main(void)
 		return 1;
 	}
 	FX_ROW_TESTS(tests, cases, run_case, make_tmp, remove_tmp);
+	tests[n] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(held_until_release, make_tmp,
+								      remove_tmp);
+	tests[n + 1] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(empty_manifest, make_tmp,
+									  remove_tmp);
+	tests[n + 2] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(dropped_hold, make_tmp,
+									  remove_tmp);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
