@@ -437,6 +437,9 @@ static void locks_of_real_and_duress(const struct duress_opts *o, const char *rh
 	assert_int_equal(auth_from(o, "ualice", REAL_PW, rhost, true), DURESS_NO_MATCH);
 	real_flocks = flocks_held;
 	real_others = other_locks_held;
+	/* The real login started the runner too, with nothing to run (issue 24, item 6). */
+	assert_true(world_report(NULL, got, sizeof(got)));
+	assert_string_equal(got, "");
 	assert_int_equal(auth_from(o, "ualice", USER_PW, rhost, true), DURESS_MATCH);
 	assert_true(world_report(NULL, got, sizeof(got)));
 	if (real_flocks != flocks_held || real_others != other_locks_held)
@@ -459,12 +462,16 @@ static void locks_of_a_user(const struct duress_opts *o)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		char report[PATH_MAX];
 		unsigned r[2];
 
 		if (setresuid(USER_RUID, 0, 0) != 0)
 			_exit(100);
 		(void)auth_from(o, "ualice", REAL_PW, NULL, true);
 		r[0] = flocks_held;
+		/* The real login's runner report (nothing to run), out of the duress one's way. */
+		snprintf(report, sizeof(report), "%s/runner.out", W.tmp);
+		(void)unlink(report);
 		if (auth_from(o, "ualice", USER_PW, NULL, true) != DURESS_MATCH)
 			_exit(101);
 		r[1] = flocks_held;
