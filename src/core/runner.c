@@ -233,7 +233,7 @@ static int start_runner(const char *path, const struct handover *h)
 /* Waits until the runner closes the pipe (it exits) or the time is up. */
 static void wait_for_runner(int fd, unsigned seconds)
 {
-	struct timespec start, now;
+	struct timespec start = { 0 }, now = { 0 }; /* a failed read reads 0 */
 	long elapsed_ms = 0;
 	char c;
 

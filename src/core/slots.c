@@ -188,7 +188,8 @@ static int try_lane(int dir_fd, const struct lane *l, unsigned start)
 
 static int64_t now_ns(void)
 {
-	struct timespec ts;
+	/* A clock that cannot be read reads 0: a bounded wait, never an undefined time. */
+	struct timespec ts = { 0 };
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
@@ -207,7 +208,7 @@ static bool timeout_log_due(int dir_fd)
 {
 	const int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
 	int fd = openat(dir_fd, TIMEOUT_STAMP, flags | O_CREAT | O_EXCL, 0600);
-	struct timespec now;
+	struct timespec now = { 0 };
 	struct stat st;
 	bool due;
 

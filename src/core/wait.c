@@ -8,7 +8,7 @@
 
 static long long now_ms(void)
 {
-	struct timespec ts;
+	struct timespec ts = { 0 }; /* a failed read reads 0, never an undefined time */
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
