@@ -18,6 +18,7 @@
 
 #include "cli/check.h"
 #include "cli/password.h"
+#include "cli/requires.h"
 #include "cli/setfile.h"
 #include "cli/signing.h"
 #include "core/actions.h"
@@ -1118,8 +1119,12 @@ static int install(const struct add_opts *o, struct example *ex, const struct du
 	}
 	if (refuse_existing(action, o->force) < 0 ||
 	    (ex->has_conf && refuse_existing(conf, o->force) < 0) ||
-	    rewrite_config_line(ex, conf) < 0 || apply_sets(ex, o->sets, o->n_sets) < 0 ||
-	    duress_read_password(o->from_stdin, true, &pw) < 0 || open_target(&t) < 0) {
+	    rewrite_config_line(ex, conf) < 0 || apply_sets(ex, o->sets, o->n_sets) < 0)
+		return 1;
+	/* Said before the password: the user may rather install what it needs first. */
+	duress_requires_warn(ex->name, ex->script.data, ex->script.len,
+			     ex->has_conf ? ex->conf.data : "", ex->has_conf ? ex->conf.len : 0);
+	if (duress_read_password(o->from_stdin, true, &pw) < 0 || open_target(&t) < 0) {
 		duress_password_free(pw);
 		return 1;
 	}

@@ -23,10 +23,12 @@
 #include "core/policy.h"
 #include "core/safe_open.h"
 #include "core/shebang.h"
+#include "cli/crypttab.h"
 #include "cli/dracut.h"
 #include "cli/initramfs.h"
 #include "cli/keyslots.h"
 #include "cli/pamstack.h"
+#include "cli/requires.h"
 #include "cli/tells.h"
 
 #define MAX_SERVICES 64 /* --service */
@@ -35,7 +37,6 @@
 #define PAM_DIR_DEFAULT "/etc/pam.d"
 #define PAM_CONFIGS_DEFAULT "/usr/share/pam-configs" /* Debian's pam-auth-update profiles */
 #define CRYPTTAB_DEFAULT "/etc/crypttab"
-#define CRYPTTAB_MAX ((size_t)64 * 1024)
 /* "FILE:LINE (MODULE)", both escaped. */
 #define ENTRY_NAME_SIZE (DURESS_ESCAPED_SIZE(PATH_MAX) + DURESS_ESCAPED_SIZE(256) + 128)
 
@@ -60,6 +61,26 @@ struct boot_seen {
 	size_t n_params;  /* its distinct (salt, cost) sets */
 	size_t n_actions; /* its actions, armed or not */
 };
+
+/* What the action lines add up to. */
+struct tally {
+	int actions; /* listed, armed or not (not data files) */
+	int unseen;  /* global or boot actions the caller may not read: not a failure */
+};
+
+/* One action's line, as it counts. */
+enum verdict {
+	VERDICT_ARMED, /* or a file that is no action */
+	VERDICT_NOT_ARMED,
+	VERDICT_UNSEEN, /* not readable by the caller (not root), which the module is */
+};
+
+/* Rights that cannot be given back are an internal error: nothing more runs with them. */
+static _Noreturn void rights_not_given_back(void)
+{
+	fputs("duress: cannot give back the rights a user's file was read with\n", stderr);
+	exit(2);
+}
 
 static void check_usage(FILE *out)
 {
@@ -185,10 +206,8 @@ static const char *shebang_problem(const struct duress_dir *dir, const struct du
 		return NULL;
 	n = read(f.fd, head, sizeof(head));
 	/* Rights that cannot be given back are an internal error: nothing more runs with them. */
-	if (duress_file_close(&f) < 0) {
-		fputs("duress: cannot give back the rights a user's file was read with\n", stderr);
-		exit(2);
-	}
+	if (duress_file_close(&f) < 0)
+		rights_not_given_back();
 	duress_shebang_parse(head, n > 0 ? (size_t)n : 0, &sb);
 	if (!sb.interp)
 		return NULL;
@@ -204,6 +223,23 @@ static const char *shebang_problem(const struct duress_dir *dir, const struct du
 	return buf;
 }
 
+/*
+ * Why an armed action will not work when it runs: its #! line, or a
+ * program its "# Requires:" lines name that is not installed (requires.h).
+ */
+static const char *will_fail(const struct duress_dir *dir, const struct duress_action *a, char *buf,
+			     size_t len)
+{
+	struct duress_missing m;
+	const char *why = shebang_problem(dir, a, buf, len);
+
+	if (why)
+		return why;
+	if (duress_requires_of_action(dir, a, &m) < 0)
+		rights_not_given_back();
+	return m.n ? duress_missing_say(&m, buf, len) : NULL;
+}
+
 /* A boot action's kind, said after its name: where and when it runs. */
 static const char *boot_kind(const char *name)
 {
@@ -213,35 +249,87 @@ static const char *boot_kind(const char *name)
 }
 
 /*
- * Prints one action's line (path already escaped), with its kind first for
- * a boot action; returns whether it is armed.
+ * Whether a is skipped only because the caller may not read it: a global
+ * action (or boot action) read by someone other than root, which the
+ * module, as root, reads (docs/troubleshooting.md: not a failure).
  */
-static bool report_action(const char *path, const struct duress_dir *dir,
-			  const struct duress_action *a, bool legacy_ok, bool boot)
+static bool unreadable_by_caller(const struct duress_dir *dir, const struct duress_action *a)
 {
-	char name[DURESS_ESCAPED_SIZE(NAME_MAX)], buf[DURESS_ESCAPED_SIZE(DURESS_SHEBANG_MAX) + 64];
+	if (dir->scope != DURESS_SCOPE_GLOBAL || geteuid() == 0)
+		return false;
+	if (a->skip == DURESS_SKIP_UNREADABLE)
+		return true;
+	for (const char *p = NULL;
+	     a->skip == DURESS_SKIP_ALSO_MISSING && (p = duress_sig_next_also(&a->sig, p));)
+		if (faccessat(AT_FDCWD, p, R_OK, AT_EACCESS) < 0 && errno == EACCES)
+			return true;
+	return false;
+}
+
+/*
+ * A file that is no action: the companion an action's signature binds (as
+ * duress add installs a config), one the caller may not read, or ignored.
+ */
+static void report_data_file(const char *path, const char *name, const struct duress_dir *dir,
+			     const struct duress_action *a)
+{
+	char full[PATH_MAX], owner[DURESS_ESCAPED_SIZE(NAME_MAX)];
+	size_t len = strlen(dir->path);
+
+	while (len > 1 && dir->path[len - 1] == '/')
+		len--;
+	snprintf(full, sizeof(full), "%.*s/%s", (int)len, dir->path, a->name);
+	for (size_t i = 0; i < dir->n_actions; i++)
+		if (duress_binds(&dir->actions[i], full)) {
+			printf("%s/%s: companion of %s (bound by its signature)\n", path, name,
+			       duress_escape(dir->actions[i].name, owner, sizeof(owner)));
+			return;
+		}
+	if (dir->scope == DURESS_SCOPE_GLOBAL && geteuid() != 0 &&
+	    faccessat(dir->fd, a->name, R_OK, AT_EACCESS) < 0 && errno == EACCES)
+		printf("%s/%s: not readable by you (run duress check as root to see it)\n", path,
+		       name);
+	else
+		printf("%s/%s: ignored: %s\n", path, name, duress_skip_reason(a->skip));
+}
+
+/*
+ * Prints one action's line (path already escaped), with its kind first for
+ * a boot action; returns whether it is armed, or not, or not readable by
+ * the caller.
+ */
+static enum verdict report_action(const char *path, const struct duress_dir *dir,
+				  const struct duress_action *a, bool legacy_ok, bool boot)
+{
+	char name[DURESS_ESCAPED_SIZE(NAME_MAX)],
+		buf[DURESS_ESCAPED_SIZE(DURESS_SHEBANG_MAX) + 1024];
 	const char *broken = NULL;
 	const char *kind = boot ? boot_kind(a->name) : "";
 
 	/* Names are data: a newline or an ESC in one must not reach the terminal. */
 	duress_escape(a->name, name, sizeof(name));
 	if (a->skip == DURESS_SKIP_NOT_AN_ACTION) {
-		printf("%s/%s: ignored: %s\n", path, name, duress_skip_reason(a->skip));
-		return true;
+		report_data_file(path, name, dir, a);
+		return VERDICT_ARMED;
+	}
+	if (unreadable_by_caller(dir, a)) {
+		printf("%s/%s: %snot readable by you (run duress check as root to see it)\n", path,
+		       name, kind);
+		return VERDICT_UNSEEN;
 	}
 	if (a->skip == DURESS_SKIP_NONE && a->legacy && !legacy_ok) {
 		printf("%s/%s: %sSKIPPED unless legacy_sha256: weak legacy .sha256 signature "
 		       "(re-sign with duress sign)\n",
 		       path, name, kind);
-		return false;
+		return VERDICT_NOT_ARMED;
 	}
 	if (a->skip != DURESS_SKIP_NONE) {
 		printf("%s/%s: %sSKIPPED: %s\n", path, name, kind, duress_skip_reason(a->skip));
-		return false;
+		return VERDICT_NOT_ARMED;
 	}
-	if ((broken = shebang_problem(dir, a, buf, sizeof(buf)))) {
+	if ((broken = will_fail(dir, a, buf, sizeof(buf)))) {
 		printf("%s/%s: %sWILL FAIL: %s\n", path, name, kind, broken);
-		return false;
+		return VERDICT_NOT_ARMED;
 	}
 	printf("%s/%s: %sARMED%s%s%s\n", path, name, kind,
 	       a->legacy ? " (warning: weak legacy .sha256 signature, accepted by legacy_sha256: "
@@ -251,7 +339,7 @@ static bool report_action(const char *path, const struct duress_dir *dir,
 	       a->sig_world_readable ?
 		       " (warning: signature readable by others, who can guess offline)" :
 		       "");
-	return true;
+	return VERDICT_ARMED;
 }
 
 /*
@@ -259,15 +347,19 @@ static bool report_action(const char *path, const struct duress_dir *dir,
  * returns the number of actions not armed.
  */
 static int report_dir(const char *path, const struct duress_dir *dir, bool legacy_ok,
-		      const char *only, int *actions, bool boot)
+		      const char *only, struct tally *tally, bool boot)
 {
 	int bad = 0, listed = 0;
 
 	for (size_t i = 0; i < dir->n_actions; i++) {
+		enum verdict v;
+
 		if (only && strcmp(dir->actions[i].name, only) != 0)
 			continue;
-		bad += !report_action(path, dir, &dir->actions[i], legacy_ok, boot);
-		*actions += dir->actions[i].skip != DURESS_SKIP_NOT_AN_ACTION;
+		v = report_action(path, dir, &dir->actions[i], legacy_ok, boot);
+		bad += v == VERDICT_NOT_ARMED;
+		tally->unseen += v == VERDICT_UNSEEN;
+		tally->actions += dir->actions[i].skip != DURESS_SKIP_NOT_AN_ACTION;
 		listed++;
 	}
 	if (listed == 0 && !only)
@@ -357,7 +449,7 @@ static void tell_user_costs(const char *shown, const struct duress_dir *dir, con
 
 /*
  * Returns the number of actions not armed (a bad directory counts as one);
- * adds the number of actions listed to *actions.  The caps and legacy_sha256
+ * adds the actions listed, and those the caller may not read, to *tally.  The caps and legacy_sha256
  * are the module line's; files are opened with as's rights (NULL: ours), as
  * the module opens them.  only (not NULL): that action's line alone.
  * boot (not NULL): the boot directory, whose lines say each action's kind;
@@ -365,7 +457,7 @@ static void tell_user_costs(const char *shown, const struct duress_dir *dir, con
  */
 static int check_dir(const char *path, enum duress_scope scope, const struct passwd *owner,
 		     const struct duress_identity *as, const struct duress_opts *mo,
-		     const char *only, int *actions, struct boot_seen *boot)
+		     const char *only, struct tally *tally, struct boot_seen *boot)
 {
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	const struct duress_caps *caps = scope == DURESS_SCOPE_USER ? &mo->user_caps : &mo->caps;
@@ -386,6 +478,7 @@ static int check_dir(const char *path, enum duress_scope scope, const struct pas
 	if (r == -EACCES && scope == DURESS_SCOPE_GLOBAL && geteuid() != 0) {
 		printf("%s: not readable by you (run duress check as root to see %s actions)\n",
 		       shown, boot ? "boot" : "global");
+		tally->unseen++;
 		return 0;
 	}
 	if (r < 0) {
@@ -404,7 +497,7 @@ static int check_dir(const char *path, enum duress_scope scope, const struct pas
 		duress_dir_free(&dir);
 		return 1;
 	}
-	bad = report_dir(shown, &dir, mo->legacy_sha256, only, actions, boot != NULL);
+	bad = report_dir(shown, &dir, mo->legacy_sha256, only, tally, boot != NULL);
 	if (boot) {
 		boot->loaded = true;
 		boot->n_params = dir.n_params;
@@ -418,8 +511,7 @@ static int check_dir(const char *path, enum duress_scope scope, const struct pas
 		tell_user_costs(shown, &dir, owner->pw_name);
 	if (!only && duress_tells_dir(shown, &dir, owner ? owner->pw_dir : NULL,
 				      owner ? owner->pw_name : NULL) < 0) {
-		fputs("duress: cannot give back the rights a user's file was read with\n", stderr);
-		exit(2);
+		rights_not_given_back();
 	}
 	duress_dir_free(&dir);
 	return bad;
@@ -427,7 +519,7 @@ static int check_dir(const char *path, enum duress_scope scope, const struct pas
 
 /* As the module does: another user's directory is read with that user's rights. */
 static int check_user_dir(const char *path, const struct passwd *pw, const struct duress_opts *mo,
-			  const char *only, int *actions)
+			  const char *only, struct tally *tally)
 {
 	struct duress_identity as;
 	int bad;
@@ -440,7 +532,7 @@ static int check_user_dir(const char *path, const struct passwd *pw, const struc
 			strerror_r(-r, buf, sizeof(buf)));
 		return 1;
 	}
-	bad = check_dir(path, DURESS_SCOPE_USER, pw, &as, mo, only, actions, NULL);
+	bad = check_dir(path, DURESS_SCOPE_USER, pw, &as, mo, only, tally, NULL);
 	duress_identity_free(&as);
 	return bad;
 }
@@ -457,7 +549,7 @@ static void tell_home(const char *path, const struct passwd *pw)
 }
 
 static int check_user(const struct check_opts *o, const struct duress_opts *mo, int *bad,
-		      int *actions)
+		      struct tally *tally)
 {
 	struct duress_account *p = NULL;
 	char path[PATH_MAX];
@@ -485,7 +577,7 @@ static int check_user(const struct check_opts *o, const struct duress_opts *mo, 
 	else
 		tell_home(path, &p->pw);
 	if (r == 0)
-		*bad += check_user_dir(path, &p->pw, mo, NULL, actions);
+		*bad += check_user_dir(path, &p->pw, mo, NULL, tally);
 	free(p);
 	return r < 0 ? -1 : 0;
 }
@@ -505,7 +597,8 @@ struct stack_report {
 	size_t n_after;
 	struct module_line lines[MAX_MODULE_LINES];
 	size_t n_lines;
-	int bad; /* services whose stack is wrong */
+	int bad;        /* services whose stack is wrong */
+	bool boot_only; /* no service has a module line, and the boot directory exists */
 };
 
 static void module_line_free(struct module_line *m)
@@ -697,6 +790,16 @@ static const char *culprit_fix(enum duress_culprit how)
 	}
 }
 
+/* What puts the module into a stack, after "fix: ". */
+static const char *enable_fix(bool debian_profile)
+{
+	return debian_profile ? "sudo pam-auth-update --enable duress (a server; duress-laptop for "
+				"a laptop)" :
+				"add a pam_duress.so auth line next to pam_unix.so "
+				"(docs/configuration.md; Fedora: docs/install-fedora.md, Arch: "
+				"docs/install-arch.md)";
+}
+
 /* Says why a placement fails, after "service S: "; false if it is fine. */
 static bool placement_problem(const struct duress_pam_stack *s, const struct duress_pam_verdict *v,
 			      bool debian_profile)
@@ -717,11 +820,7 @@ static bool placement_problem(const struct duress_pam_stack *s, const struct dur
 	case DURESS_NOT_IN_STACK:
 		printf("no pam_duress.so auth line (auth lines from:");
 		print_auth_files(s);
-		puts(debian_profile ? "); fix: sudo pam-auth-update --enable duress "
-				      "(a server; duress-laptop for a laptop)" :
-				      "); fix: add a pam_duress.so auth line next to pam_unix.so "
-				      "(docs/configuration.md; Fedora: docs/install-fedora.md, "
-				      "Arch: docs/install-arch.md)");
+		printf("); fix: %s\n", enable_fix(debian_profile));
 		break;
 	case DURESS_NOT_AUTH:
 		printf("pam_duress.so is only on a non-auth line, %s: "
@@ -821,6 +920,18 @@ static void keep_after(struct stack_report *rep, const struct duress_pam_entry *
 }
 
 /*
+ * Whether a boot-only setup leaves the module out of this stack, which is
+ * otherwise right: check_stack() says so once for every service.
+ */
+static bool left_out_by_choice(const struct stack_report *rep, const struct duress_pam_stack *s,
+			       const struct duress_pam_verdict *v,
+			       const struct duress_pam_real *real)
+{
+	return rep->boot_only && v->placement == DURESS_NOT_IN_STACK && real->logs_in &&
+	       !duress_pam_wrong_password_logs_in(s);
+}
+
+/*
  * One service: one line (after its module line's option problems, said
  * once).  named: the user asked for it with --service.
  */
@@ -850,6 +961,10 @@ static void check_service(struct stack_report *rep, const char *service, bool na
 	}
 	duress_pam_judge(&s, &v);
 	duress_pam_real_password(&s, &real);
+	if (left_out_by_choice(rep, &s, &v, &real)) {
+		duress_pam_free(&s);
+		return;
+	}
 	if (v.module && v.module->type == DURESS_PAM_AUTH)
 		m = keep_line(rep, v.module);
 	if (m && rep->n_lines > before && report_options(m))
@@ -887,7 +1002,38 @@ static void check_service(struct stack_report *rep, const char *service, bool na
 	duress_pam_free(&s);
 }
 
-/* Each service's line; -1 when the PAM directory cannot be listed. */
+/* Whether a stack of these services has a pam_duress.so line, of any type. */
+static bool any_module_line(const char *pam_dir, char *const *services, int n)
+{
+	bool found = false;
+
+	for (int i = 0; i < n && !found; i++) {
+		struct duress_pam_stack s;
+		struct duress_pam_verdict v;
+
+		if (duress_pam_load(&s, pam_dir, services[i]) == 0) {
+			duress_pam_judge(&s, &v);
+			found = v.module != NULL;
+		}
+		duress_pam_free(&s);
+	}
+	return found;
+}
+
+/* Whether the boot directory exists: a disk-unlock prompt set up, or being set up. */
+static bool boot_dir_exists(const struct check_opts *o)
+{
+	const char *dir = o->boot_dir ? o->boot_dir : DURESS_BOOT_DIR;
+	struct stat st;
+
+	return *dir && lstat(dir, &st) == 0;
+}
+
+/*
+ * Each service's line; -1 when the PAM directory cannot be listed.  Without
+ * --service, a boot-only setup (no service has the module, the boot
+ * directory exists) is said in one line instead of an ERROR a service.
+ */
 static int check_stack(struct stack_report *rep, const struct check_opts *o)
 {
 	char *found[MAX_FOUND];
@@ -911,7 +1057,14 @@ static int check_stack(struct stack_report *rep, const struct check_opts *o)
 		}
 		puts(n ? "" : " none (name one with --service)");
 		rep->bad += n == 0;
+		rep->boot_only = n > 0 && boot_dir_exists(o) &&
+				 !any_module_line(rep->pam_dir, found, n);
 	}
+	if (rep->boot_only)
+		printf("no service has a pam_duress.so line: a boot-only setup (the disk-unlock "
+		       "prompt's section below); login-time duress passwords are off; to turn "
+		       "them on: %s\n",
+		       enable_fix(rep->debian_profile));
 	for (int i = 0; i < n; i++)
 		check_service(rep, services[i], o->n_services > 0);
 	for (int i = 0; services == (const char *const *)found && i < n; i++)
@@ -923,7 +1076,7 @@ static int check_stack(struct stack_report *rep, const struct check_opts *o)
 
 /* The directories, as the module line m's options (NULL: the defaults) see them. */
 static int check_dirs(const struct check_opts *o, const struct module_line *m, int *bad,
-		      int *actions)
+		      struct tally *tally)
 {
 	struct duress_opts mo;
 
@@ -933,23 +1086,24 @@ static int check_dirs(const struct check_opts *o, const struct module_line *m, i
 		mo.user_dir = o->user_dir;
 	if (o->global_dir)
 		mo.global_dir = o->global_dir;
-	if (check_user(o, &mo, bad, actions) < 0)
+	if (check_user(o, &mo, bad, tally) < 0)
 		return -1;
 	if (*mo.global_dir)
-		*bad += check_dir(mo.global_dir, DURESS_SCOPE_GLOBAL, NULL, NULL, &mo, NULL,
-				  actions, NULL);
+		*bad += check_dir(mo.global_dir, DURESS_SCOPE_GLOBAL, NULL, NULL, &mo, NULL, tally,
+				  NULL);
 	return 0;
 }
 
 static int check_all_dirs(const struct check_opts *o, const struct stack_report *rep, int *bad,
-			  int *actions)
+			  struct tally *tally)
 {
 	if (rep->n_lines == 0) {
-		if (*rep->pam_dir &&
+		/* Boot-only: its line said so already. */
+		if (*rep->pam_dir && !rep->boot_only &&
 		    !(o->user_dir && o->global_dir && !*o->user_dir && !*o->global_dir))
 			puts("no pam_duress.so line found: "
 			     "checking the module's default directories and caps");
-		return check_dirs(o, NULL, bad, actions);
+		return check_dirs(o, NULL, bad, tally);
 	}
 	for (size_t i = 0; i < rep->n_lines; i++) {
 		char at[DURESS_ESCAPED_SIZE(sizeof(rep->lines[i].at))];
@@ -957,7 +1111,7 @@ static int check_all_dirs(const struct check_opts *o, const struct stack_report 
 		if (rep->n_lines > 1)
 			printf("actions as %s sees them:\n",
 			       duress_escape(rep->lines[i].at, at, sizeof(at)));
-		if (check_dirs(o, &rep->lines[i], bad, actions) < 0)
+		if (check_dirs(o, &rep->lines[i], bad, tally) < 0)
 			return -1;
 	}
 	return 0;
@@ -971,20 +1125,6 @@ static bool has_profile(const char *dir)
 
 	return snprintf(path, sizeof(path), "%s/duress", dir) < (int)sizeof(path) &&
 	       stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/*
- * Whether a crypttab options field (comma-separated) has our keyscript=,
- * exactly as the initramfs-tools hook looks for it.
- */
-static bool uses_keyscript(char *options)
-{
-	char *save = NULL;
-
-	for (char *o = strtok_r(options, ",", &save); o; o = strtok_r(NULL, ",", &save))
-		if (strcmp(o, "keyscript=" DURESS_KEYSCRIPT_PATH) == 0)
-			return true;
-	return false;
 }
 
 /*
@@ -1008,58 +1148,65 @@ static void report_no_dracut(const struct duress_dracut *d, bool boot_actions)
 }
 
 /*
- * The next line of a crypttab read into memory, split into its first four
- * fields (NULL where there are fewer); false after the last.  strsep()
- * keeps empty lines, so that the line numbers are right.
- */
-static bool next_crypttab_line(char **rest, char *f[4])
-{
-	char *fsave = NULL, *l = strsep(rest, "\n");
-
-	if (!l)
-		return false;
-	for (int i = 0; i < 4; i++)
-		f[i] = strtok_r(i ? NULL : l, " \t", &fsave);
-	return true;
-}
-
-/*
  * With dracut, no crypttab line names our keyscript: the key slots of each
  * disk crypttab lists (Fedora lists the root's there) are reported.
  */
 static void report_crypttab_slots(const char *path)
 {
-	static char buf[CRYPTTAB_MAX + 1];
+	static char buf[DURESS_CRYPTTAB_MAX + 1];
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], prefix[sizeof(shown) + 16];
-	ssize_t len = duress_read_small_at(AT_FDCWD, path, 0, buf, CRYPTTAB_MAX, NULL);
+	ssize_t len = duress_read_small_at(AT_FDCWD, path, 0, buf, DURESS_CRYPTTAB_MAX, NULL);
 	char *rest = buf, *f[4];
 
 	if (len < 0)
 		return;
 	buf[len] = '\0';
 	snprintf(prefix, sizeof(prefix), "crypttab %s", duress_escape(path, shown, sizeof(shown)));
-	while (next_crypttab_line(&rest, f))
+	while (duress_crypttab_next(&rest, f))
 		if (f[0] && f[0][0] != '#' && f[1])
-			duress_keyslots_report(prefix, f[1]);
+			(void)duress_keyslots_report(prefix, f[1], false);
 }
 
 /*
- * The crypttab line that hands the disk-unlock prompt to our keyscript:
- * OK, or a WARN with the fix when boot actions exist and no line does (on
- * a dracut machine, report_no_dracut()'s).  A WARN only: a machine may
- * mean to have the boot actions ready before its crypttab.  Returns
- * whether a line does (without one, the hook copies nothing into the
- * initramfs).
+ * A crypttab line (number no, fields f) that hands the disk-unlock prompt to
+ * our keyscript: its OK line, its disk's key slots (and an ERROR when that
+ * disk does not exist) when boot actions exist; its target name kept in
+ * *disks.  Returns the ERRORs.
  */
-static bool report_crypttab(const char *path, const struct duress_dracut *d, bool boot_actions,
-			    bool say_ok)
+static int report_keyscript_line(const char *shown, unsigned no, char *f[4], bool boot_actions,
+				 struct duress_keyscript_disks *disks)
 {
-	static char buf[CRYPTTAB_MAX + 1];
-	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], name[DURESS_ESCAPED_SIZE(256)];
+	char name[DURESS_ESCAPED_SIZE(DURESS_CRYPTTAB_NAME)],
+		prefix[DURESS_ESCAPED_SIZE(PATH_MAX) + 16];
+
+	printf("crypttab %s: OK: line %u (%s) uses the keyscript\n", shown, no,
+	       duress_escape(f[0], name, sizeof(name)));
+	if (disks->n < DURESS_KEYSCRIPT_DISKS)
+		snprintf(disks->name[disks->n++], DURESS_CRYPTTAB_NAME, "%s", f[0]);
+	if (!boot_actions || !f[1])
+		return 0;
+	snprintf(prefix, sizeof(prefix), "crypttab %s", shown);
+	return duress_keyslots_report(prefix, f[1], true);
+}
+
+/*
+ * Each crypttab line that hands the disk-unlock prompt to our keyscript
+ * (report_keyscript_line()), or a WARN with the fix when boot actions
+ * exist and no line does (on a dracut machine, report_no_dracut()'s).  A
+ * WARN only: a machine may mean to have the boot actions ready before its
+ * crypttab.  say_ok false: nothing but that WARN.  Fills *disks (without
+ * one, the hook copies nothing into the initramfs); returns the ERRORs.
+ */
+static int report_crypttab(const char *path, const struct duress_dracut *d, bool boot_actions,
+			   bool say_ok, struct duress_keyscript_disks *disks)
+{
+	static char buf[DURESS_CRYPTTAB_MAX + 1];
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	const char *why = "no line uses the keyscript";
-	ssize_t len = duress_read_small_at(AT_FDCWD, path, 0, buf, CRYPTTAB_MAX, NULL);
+	ssize_t len = duress_read_small_at(AT_FDCWD, path, 0, buf, DURESS_CRYPTTAB_MAX, NULL);
 	char *rest = NULL, *f[4];
 	unsigned no = 0;
+	int problems = 0;
 
 	duress_escape(path, shown, sizeof(shown));
 	if (len == -ENOENT)
@@ -1070,84 +1217,98 @@ static bool report_crypttab(const char *path, const struct duress_dracut *d, boo
 		buf[len] = '\0';
 		rest = buf;
 	}
-	while (rest && next_crypttab_line(&rest, f)) {
+	while (rest && duress_crypttab_next(&rest, f)) {
 		no++;
-		if (!f[0] || f[0][0] == '#' || !f[3] || !uses_keyscript(f[3]))
+		if (!f[0] || f[0][0] == '#' || !f[3] || !duress_crypttab_uses_keyscript(f[3]))
 			continue;
-		if (!say_ok)
-			return true;
-		printf("crypttab %s: OK: line %u (%s) uses the keyscript\n", shown, no,
-		       duress_escape(f[0], name, sizeof(name)));
-		if (boot_actions && f[1]) {
-			char prefix[sizeof(shown) + 16];
-
-			snprintf(prefix, sizeof(prefix), "crypttab %s", shown);
-			duress_keyslots_report(prefix, f[1]);
+		if (!say_ok) {
+			disks->n++;
+			return 0;
 		}
-		return true;
+		problems += report_keyscript_line(shown, no, f, boot_actions, disks);
 	}
-	if (d->builder) {
+	if (disks->n > 0)
+		return problems;
+	if (d->builder)
 		report_no_dracut(d, boot_actions);
-		return false;
-	}
-	if (!boot_actions) {
+	else if (!boot_actions)
 		printf("crypttab %s: %s\n", shown, why);
-		return false;
-	}
-	printf("crypttab %s: WARN: %s, so the disk-unlock prompt never checks a boot passphrase; "
-	       "fix: add keyscript=" DURESS_KEYSCRIPT_PATH " to the options (4th field) of "
-	       "the disk's line, then sudo update-initramfs -u\n",
-	       shown, why);
-	return false;
+	else
+		printf("crypttab %s: WARN: %s, so the disk-unlock prompt never checks a boot "
+		       "passphrase; fix: add keyscript=" DURESS_KEYSCRIPT_PATH
+		       " to the options (4th "
+		       "field) of the disk's line, then sudo update-initramfs -u\n",
+		       shown, why);
+	return 0;
 }
 
 /*
  * What hands the disk-unlock prompt to us: with the dracut integration on,
- * its config line (OK, said when say_ok), else the crypttab line.  Returns
- * whether one does.
+ * its config line (OK, said when say_ok), else the crypttab lines, whose
+ * disks go into *disks.  Returns the ERRORs; *handed says whether anything
+ * hands the prompt to us.
  */
-static bool report_unlock_hook(const struct duress_dracut *d, const char *crypttab,
-			       bool boot_actions, bool say_ok)
+static int report_unlock_hook(const struct duress_dracut *d, const char *crypttab,
+			      bool boot_actions, bool say_ok, struct duress_keyscript_disks *disks,
+			      bool *handed)
 {
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	int problems;
 
-	if (!d->on)
-		return report_crypttab(crypttab ? crypttab : CRYPTTAB_DEFAULT, d, boot_actions,
-				       say_ok);
+	*disks = (struct duress_keyscript_disks){ 0 };
+	if (!d->on) {
+		problems = report_crypttab(crypttab ? crypttab : CRYPTTAB_DEFAULT, d, boot_actions,
+					   say_ok, disks);
+		*handed = disks->n > 0;
+		return problems;
+	}
+	*handed = true;
 	if (!say_ok)
-		return true;
+		return 0;
 	printf("dracut %s: OK: line %u adds the pam-duress module\n",
 	       duress_escape(d->file, shown, sizeof(shown)), d->line);
 	if (boot_actions)
 		report_crypttab_slots(crypttab ? crypttab : CRYPTTAB_DEFAULT);
-	return true;
+	return 0;
+}
+
+/* The boot directory the section is about, or NULL when there is none. */
+static const char *boot_dir_of(const struct check_opts *o)
+{
+	const char *dir = o->boot_dir ? o->boot_dir : DURESS_BOOT_DIR;
+	struct stat st;
+
+	if (!*dir || (!o->boot_dir && lstat(dir, &st) < 0 && errno == ENOENT))
+		return NULL;
+	return dir;
 }
 
 /*
  * The disk-unlock prompt (docs/boot.md): the boot directory's actions, as
  * the global one's with their kinds, its one salt and cost, the crypttab
- * line (or dracut's config) and, when there is one, the initramfs.  Only when the directory
- * exists or is named.  Adds the actions not armed to *bad; returns the
- * other problems (ERRORs).
+ * lines (or dracut's config) and, when there is one, the initramfs.  Only
+ * when the directory exists or is named.  Adds the actions not armed to
+ * *bad; returns the other problems (ERRORs).
  */
-static int check_boot(const struct check_opts *o, int *bad, int *actions)
+static int check_boot(const struct check_opts *o, int *bad, struct tally *tally)
 {
-	const char *dir = o->boot_dir ? o->boot_dir : DURESS_BOOT_DIR;
+	const char *dir = boot_dir_of(o);
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	struct duress_keyscript_disks disks;
 	struct boot_seen seen = { 0 };
 	struct duress_dracut d;
 	struct duress_opts mo;
-	struct stat st;
 	int problems = 0;
+	bool handed;
 
-	if (!*dir || (!o->boot_dir && lstat(dir, &st) < 0 && errno == ENOENT))
+	if (!dir)
 		return 0;
 	duress_escape(dir, shown, sizeof(shown));
 	duress_dracut_find(o->dracut_conf, &d);
 	printf("disk-unlock prompt: the boot actions in %s\n", shown);
 	/* As the global directory, with the module's default caps. */
 	duress_opts_default(&mo);
-	*bad += check_dir(dir, DURESS_SCOPE_GLOBAL, NULL, NULL, &mo, NULL, actions, &seen);
+	*bad += check_dir(dir, DURESS_SCOPE_GLOBAL, NULL, NULL, &mo, NULL, tally, &seen);
 	if (seen.n_params > 1) {
 		printf("%s: ERROR: %zu different salts or costs, and the prompt derives one key per "
 		       "try: the actions of only one of them can match; fix: sign every action "
@@ -1156,17 +1317,32 @@ static int check_boot(const struct check_opts *o, int *bad, int *actions)
 		       shown, seen.n_params, duress_dracut_rebuild(&d));
 		problems++;
 	}
+	problems += report_unlock_hook(&d, o->crypttab, seen.n_actions > 0, true, &disks, &handed);
 	/* Without the line the hook copies nothing: the WARN above says what to do. */
-	if (report_unlock_hook(&d, o->crypttab, seen.n_actions > 0, true) && seen.loaded)
-		problems += duress_initramfs_report(dir, o->initramfs, &d);
+	if (handed && seen.loaded)
+		problems += duress_initramfs_report(dir, o->initramfs, &d, &disks);
 	return problems;
+}
+
+/* The line after the actions' lines. */
+static void print_summary(int bad, const struct tally *tally)
+{
+	if (bad)
+		puts("not every action is armed");
+	else if (tally->unseen && tally->actions > tally->unseen)
+		puts("every action you can read is armed (run duress check as root to see the others)");
+	else if (tally->unseen)
+		puts("no action you can read (run duress check as root to see the others)");
+	else
+		puts(tally->actions ? "every action is armed" : "no actions found");
 }
 
 int duress_cmd_check(int argc, char **argv)
 {
 	struct check_opts o = { .pam_dir = PAM_DIR_DEFAULT, .pam_configs = PAM_CONFIGS_DEFAULT };
 	struct stack_report rep = { 0 };
-	int status = 0, bad = 0, actions = 0, boot = 0;
+	struct tally tally = { 0 };
+	int status = 0, bad = 0, boot = 0;
 	int first = parse_check(&o, argc, argv, &status);
 
 	if (first < 0)
@@ -1184,17 +1360,21 @@ int duress_cmd_check(int argc, char **argv)
 	rep.laptop = duress_machine_is_laptop(o.machine);
 	if (*rep.pam_dir && check_stack(&rep, &o) < 0)
 		return 2;
-	status = check_all_dirs(&o, &rep, &bad, &actions) < 0 ? 2 : 0;
+	status = check_all_dirs(&o, &rep, &bad, &tally) < 0 ? 2 : 0;
+	/* Boot-only: login-time actions would never run. */
+	if (status == 0 && rep.boot_only && tally.actions > 0) {
+		printf("ERROR: no service has a pam_duress.so line, so the actions above never run; "
+		       "fix: %s\n",
+		       enable_fix(rep.debian_profile));
+		rep.bad++;
+	}
 	if (status == 0)
-		boot = check_boot(&o, &bad, &actions);
+		boot = check_boot(&o, &bad, &tally);
 	for (size_t i = 0; i < rep.n_lines; i++)
 		module_line_free(&rep.lines[i]);
 	if (status)
 		return status;
-	if (bad)
-		puts("not every action is armed");
-	else
-		puts(actions ? "every action is armed" : "no actions found");
+	print_summary(bad, &tally);
 	if (rep.bad)
 		puts("the PAM stack needs fixing (see the service lines above)");
 	if (boot)
@@ -1324,32 +1504,36 @@ int duress_check_action(const struct duress_opts *mo, enum duress_scope scope, c
 			const char *name)
 {
 	struct duress_account *p = NULL;
-	int actions = 0, bad;
+	struct tally tally = { 0 };
+	int bad;
 
 	if (scope == DURESS_SCOPE_GLOBAL) {
-		bad = check_dir(dir, scope, NULL, NULL, mo, name, &actions, NULL);
+		bad = check_dir(dir, scope, NULL, NULL, mo, name, &tally, NULL);
 	} else if (duress_getpw(NULL, getuid(), &p) == 0 && p) {
-		bad = check_user_dir(dir, &p->pw, mo, name, &actions);
+		bad = check_user_dir(dir, &p->pw, mo, name, &tally);
 	} else {
 		fputs("duress: cannot look up your account\n", stderr);
 		bad = 1;
 	}
 	free(p);
-	return bad == 0 && actions == 1 ? 0 : 1;
+	return bad == 0 && tally.actions == 1 && tally.unseen == 0 ? 0 : 1;
 }
 
 int duress_check_boot_action(const char *dir, const char *name, const char *crypttab,
 			     const struct duress_dracut *d)
 {
+	struct duress_keyscript_disks disks;
 	struct boot_seen seen = { 0 };
+	struct tally tally = { 0 };
 	struct duress_opts mo;
-	int actions = 0, bad;
+	bool handed;
+	int bad;
 
 	/* As check_boot() judges it: the global directory's rules, the default caps. */
 	duress_opts_default(&mo);
-	bad = check_dir(dir, DURESS_SCOPE_GLOBAL, NULL, NULL, &mo, name, &actions, &seen);
-	(void)report_unlock_hook(d, crypttab, true, false);
-	return bad == 0 && actions == 1 ? 0 : 1;
+	bad = check_dir(dir, DURESS_SCOPE_GLOBAL, NULL, NULL, &mo, name, &tally, &seen);
+	(void)report_unlock_hook(d, crypttab, true, false, &disks, &handed);
+	return bad == 0 && tally.actions == 1 ? 0 : 1;
 }
 
 int duress_service_line_read(struct duress_service_line *l, const char *pam_dir,

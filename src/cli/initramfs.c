@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "cli/initramfs.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,8 @@
 #include "core/escape.h"
 #include "core/opts.h"
 #include "core/wait.h"
+#include "core/write.h"
+#include "cli/crypttab.h"
 #include "cli/dracut.h"
 
 #define UNPACK_TIMEOUT_MS 60000
@@ -33,6 +36,11 @@
 #define MAX_SHOWN 8 /* names in the ERROR line */
 #define HASH_LEN crypto_hash_sha256_BYTES
 #define SHOWN_SIZE DURESS_ESCAPED_SIZE(PATH_MAX)
+/* initramfs-tools' configuration, as mkinitramfs sources it, and our conf hook. */
+#define ITOOLS_CONF "/etc/initramfs-tools/initramfs.conf"
+#define ITOOLS_CONF_D "/etc/initramfs-tools/conf.d"
+#define CONF_HOOK "/usr/share/initramfs-tools/conf-hooks.d/pam_duress"
+#define CONF_MAX ((size_t)64 * 1024)
 
 enum state { SAME, CHANGED, MISSING, EXTRA };
 
@@ -491,20 +499,102 @@ static void free_entries(struct compare *c)
 	c->e = NULL;
 }
 
+/* An admin's UMASK= for mkinitramfs: the last one set, and where. */
+struct umask_setting {
+	char file[PATH_MAX];
+	unsigned long mask;
+	bool set;
+};
+
+/* The last UMASK= line of a shell config file (export, quotes allowed) into *u. */
+static void umask_in(const char *path, struct umask_setting *u)
+{
+	char *buf = malloc(CONF_MAX + 1), *save = NULL;
+	ssize_t len = buf ? duress_read_small_at(AT_FDCWD, path, 0, buf, CONF_MAX, NULL) : -1;
+
+	if (len < 0) {
+		free(buf);
+		return;
+	}
+	buf[len] = '\0';
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *v, *end;
+
+		l += strspn(l, " \t");
+		if (strncmp(l, "export ", 7) == 0)
+			l += 7 + strspn(l + 7, " \t");
+		if (strncmp(l, "UMASK=", 6) != 0)
+			continue;
+		v = l + 6 + (l[6] == '"' || l[6] == '\'');
+		u->mask = strtoul(v, &end, 8);
+		u->set = end != v;
+		snprintf(u->file, sizeof(u->file), "%s", path);
+	}
+	free(buf);
+}
+
+/* A conf.d name mkinitramfs reads: [[:alnum:]][[:alnum:]._-]*, no .dpkg-*. */
+static int conf_d_name(const struct dirent *e)
+{
+	const char *n = e->d_name;
+
+	return isalnum((unsigned char)n[0]) &&
+	       n[strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
+			   "opqrstuvwxyz0123456789._-")] == '\0' &&
+	       !strstr(n, ".dpkg-");
+}
+
+/* The admin's UMASK: initramfs.conf's, then each conf.d file's in name order. */
+static void admin_umask(struct umask_setting *u)
+{
+	struct dirent **names = NULL;
+	int n = scandir(ITOOLS_CONF_D, &names, conf_d_name, alphasort);
+
+	*u = (struct umask_setting){ 0 };
+	umask_in(ITOOLS_CONF, u);
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX];
+
+		if (snprintf(path, sizeof(path), ITOOLS_CONF_D "/%s", names[i]->d_name) <
+		    (int)sizeof(path))
+			umask_in(path, u);
+		free(names[i]);
+	}
+	free(names);
+}
+
 /*
- * Debian 12 sets no UMASK: the initramfs is 0644, its signatures
- * everyone's.  dracut writes it with umask 077: something else opened it.
+ * An initramfs every user can read: mkinitramfs wrote it with umask 0022.
+ * Our conf hook sets UMASK=0077 while the boot directory exists, unless
+ * the admin set a UMASK: then that one is to change; else the image was
+ * made before (the boot directory, or the package) and a new one is 0600.
+ * dracut writes it with umask 077: something else opened it.
  */
 static void warn_readable(const char *image, bool dracut_on)
 {
+	struct umask_setting u;
+	char file[SHOWN_SIZE];
+	struct stat st;
+
 	printf("WARN: the initramfs %s is readable by every user, who can copy the boot "
 	       "signatures and guess the passphrase offline; fix: ",
 	       image);
-	if (dracut_on)
+	if (dracut_on) {
 		printf("sudo chmod 600 %s\n", image);
+		return;
+	}
+	admin_umask(&u);
+	if (u.set && !(u.mask & S_IROTH))
+		printf("UMASK=%04lo in %s lets every user read it: make it UMASK=0077, then sudo "
+		       "update-initramfs -u\n",
+		       u.mask, duress_escape(u.file, file, sizeof(file)));
+	else if (u.set || stat(CONF_HOOK, &st) == 0)
+		printf("sudo update-initramfs -u: it was made before UMASK=0077 applied (set by "
+		       "%s)\n",
+		       u.set ? duress_escape(u.file, file, sizeof(file)) :
+			       CONF_HOOK " while " DURESS_BOOT_DIR " exists");
 	else
-		puts("add UMASK=0077 to /etc/initramfs-tools/initramfs.conf, then sudo "
-		     "update-initramfs -u");
+		puts("add UMASK=0077 to " ITOOLS_CONF ", then sudo update-initramfs -u");
 }
 
 static void cannot_tell(const char *image, const char *why, const char *fix)
@@ -518,12 +608,112 @@ static void cannot_tell(const char *image, const char *why, const char *fix)
 struct builder {
 	const struct unpacker *u;
 	const char *rebuild;
-	size_t n_prog; /* of programs[] */
+	size_t n_prog;  /* of programs[] */
+	bool cryptroot; /* initramfs-tools: cryptsetup-initramfs's cryptroot/crypttab */
 };
 
-/* Unpacks and compares; 0 with *c and prog[] filled, or -1 with c->why and c->fix. */
+/* How the initramfs unlocks a disk whose crypttab line uses the keyscript. */
+enum unlock {
+	UNLOCK_ABSENT,    /* not in its cryptroot/crypttab: not unlocked there at all */
+	UNLOCK_OTHERWISE, /* there, without our keyscript: made before the line named it */
+	UNLOCK_BY_KEYSCRIPT,
+};
+
+/* What cryptsetup-initramfs put into the initramfs for the disks. */
+struct cryptroot {
+	bool table;     /* cryptroot/crypttab is there */
+	bool keyscript; /* DURESS_KEYSCRIPT_PATH is there, a regular file */
+	enum unlock disk[DURESS_KEYSCRIPT_DISKS];
+};
+
+/* Whether path (absolute) is a regular file in the unpacked initramfs at root. */
+static bool regular_below(int root, const char *path)
+{
+	int fd = open_below(root, path + 1, false);
+	struct stat st;
+	bool is = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+
+	if (fd >= 0)
+		close(fd);
+	return is;
+}
+
+/* Fills *cr from the unpacked initramfs at root, for each of the disks. */
+static void read_cryptroot(int root, const struct duress_keyscript_disks *disks,
+			   struct cryptroot *cr)
+{
+	char *buf = malloc(DURESS_CRYPTTAB_MAX + 1), *rest = buf, *f[4];
+	int dir = open_below(root, "cryptroot", true);
+	ssize_t len = buf && dir >= 0 ? duress_read_small_at(dir, "crypttab", O_NOFOLLOW, buf,
+							     DURESS_CRYPTTAB_MAX, NULL) :
+					-1;
+
+	*cr = (struct cryptroot){ .table = len >= 0,
+				  .keyscript = regular_below(root, DURESS_KEYSCRIPT_PATH) };
+	if (dir >= 0)
+		close(dir);
+	if (len >= 0)
+		buf[len] = '\0';
+	while (len >= 0 && duress_crypttab_next(&rest, f))
+		for (size_t i = 0; f[0] && i < disks->n; i++)
+			if (strcmp(f[0], disks->name[i]) == 0)
+				cr->disk[i] = f[3] && duress_crypttab_uses_keyscript(f[3]) ?
+						      UNLOCK_BY_KEYSCRIPT :
+						      UNLOCK_OTHERWISE;
+	free(buf);
+}
+
+/*
+ * A line per disk whose crypttab line uses the keyscript: whether the
+ * initramfs unlocks it through the keyscript, from cryptsetup-initramfs's
+ * cryptroot/crypttab in it.  That hook prints its errors at
+ * update-initramfs (a source it cannot resolve, a disk it leaves out) and
+ * goes on: the image is made all the same.  Returns the ERRORs.
+ */
+static int report_cryptroot(const char *image, const struct duress_keyscript_disks *disks,
+			    const struct cryptroot *cr, const char *rebuild)
+{
+	char name[DURESS_ESCAPED_SIZE(DURESS_CRYPTTAB_NAME)];
+	int problems = 0;
+
+	if (!cr->table) {
+		printf("initramfs %s: ERROR: it has no cryptroot/crypttab, so it unlocks no disk and "
+		       "never runs the keyscript; fix: sudo apt install cryptsetup-initramfs, then "
+		       "%s and read its cryptsetup: lines\n",
+		       image, rebuild);
+		return 1;
+	}
+	for (size_t i = 0; i < disks->n; i++) {
+		duress_escape(disks->name[i], name, sizeof(name));
+		if (cr->disk[i] == UNLOCK_ABSENT)
+			printf("initramfs %s: ERROR: its cryptroot/crypttab has no line for %s, so it "
+			       "does not unlock that disk and the keyscript never asks; fix: run %s "
+			       "and read its cryptsetup: lines: the line's source must be the disk's "
+			       "crypto_LUKS partition (lsblk -f), and a disk other than the root "
+			       "filesystem's needs the initramfs option\n",
+			       image, name, rebuild);
+		else if (cr->disk[i] == UNLOCK_OTHERWISE)
+			printf("initramfs %s: ERROR: it unlocks %s without the keyscript (it was made "
+			       "before the crypttab line named it); fix: %s\n",
+			       image, name, rebuild);
+		else if (!cr->keyscript)
+			printf("initramfs %s: ERROR: it unlocks %s through " DURESS_KEYSCRIPT_PATH
+			       ", which is not in it, so that disk cannot be unlocked; fix: %s (with "
+			       "the package installed)\n",
+			       image, name, rebuild);
+		else
+			printf("initramfs %s: OK: it unlocks %s through the keyscript\n", image,
+			       name);
+		problems += cr->disk[i] != UNLOCK_BY_KEYSCRIPT || !cr->keyscript;
+	}
+	return problems;
+}
+
+/* Unpacks and compares; 0 with *c, prog[] and *cr filled, or -1 with c->why and c->fix. */
 static int unpack_and_compare(const struct builder *b, const char *image, const char *tmp,
-			      const char *boot, int boot_fd, struct compare *c, enum state *prog)
+			      const char *boot, int boot_fd,
+			      const struct duress_keyscript_disks *disks, struct compare *c,
+			      enum state *prog, struct cryptroot *cr)
 {
 	char out[PATH_MAX + 8], scratch[PATH_MAX + 8];
 	int root, r;
@@ -544,6 +734,8 @@ static int unpack_and_compare(const struct builder *b, const char *image, const 
 	r = compare_dirs(c, boot, boot_fd, root);
 	for (size_t i = 0; i < b->n_prog; i++)
 		prog[i] = compare_program(root, programs[i]);
+	if (b->cryptroot)
+		read_cryptroot(root, disks, cr);
 	close(root);
 	return r;
 }
@@ -591,11 +783,14 @@ static void absolute_image(char *image, size_t size)
 }
 
 int duress_initramfs_report(const char *boot_dir, const char *initramfs,
-			    const struct duress_dracut *d)
+			    const struct duress_dracut *d,
+			    const struct duress_keyscript_disks *disks)
 {
 	char image[PATH_MAX], shown[SHOWN_SIZE], boot[SHOWN_SIZE], tmp[PATH_MAX];
 	const struct builder b = { d->on ? &dracut : &initramfs_tools, duress_dracut_rebuild(d),
-				   d->on ? N_PROGRAMS : N_PROGRAMS_INITRAMFS_TOOLS };
+				   d->on ? N_PROGRAMS : N_PROGRAMS_INITRAMFS_TOOLS,
+				   !d->builder && disks->n > 0 };
+	struct cryptroot cr = { 0 };
 	struct compare c = { 0 };
 	enum state prog[N_PROGRAMS] = { SAME, SAME, SAME };
 	/*
@@ -604,7 +799,7 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs,
 	 */
 	const char *base = geteuid() == 0 ? NULL : getenv("TMPDIR");
 	struct stat st;
-	bool stale = false;
+	int stale = 0;
 	int boot_fd, r;
 
 	if (initramfs)
@@ -633,7 +828,7 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs,
 		close(boot_fd);
 		return 0;
 	}
-	r = unpack_and_compare(&b, image, tmp, boot_dir, boot_fd, &c, prog);
+	r = unpack_and_compare(&b, image, tmp, boot_dir, boot_fd, disks, &c, prog, &cr);
 	remove_tree(tmp);
 	close(boot_fd);
 	if (r < 0) {
@@ -650,6 +845,8 @@ int duress_initramfs_report(const char *boot_dir, const char *initramfs,
 	else
 		printf("OK: the initramfs %s holds the current boot actions\n", shown);
 	free_entries(&c);
+	if (b.cryptroot)
+		stale += report_cryptroot(shown, disks, &cr, b.rebuild);
 	if (stat(image, &st) == 0 && (st.st_mode & S_IROTH))
 		warn_readable(shown, d->on);
 	return stale;

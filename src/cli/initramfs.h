@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include "cli/crypttab.h"
 #include "cli/dracut.h"
 
 /*
@@ -15,9 +16,14 @@
  * unmkinitramfs (with dracut on, lsinitrd --unpack), run from PATH without
  * a shell and with a timeout, into a private temporary directory it
  * removes.  Prints one line: OK, an ERROR naming what changed, or a WARN
- * saying why it cannot tell; then a WARN when every user can read the
- * initramfs.  Fixes name d's rebuild command.  Returns 0 (OK or cannot
- * tell) or 1 (ERROR).
+ * saying why it cannot tell.  With initramfs-tools, a line per disk of
+ * disks (the crypttab lines that use the keyscript): whether the
+ * initramfs's cryptroot/crypttab (cryptsetup-initramfs's) unlocks it through
+ * the keyscript, and the keyscript is in it (OK, or an ERROR with the fix).
+ * Then a WARN when every user can read the initramfs, with the fix its
+ * UMASK calls for.  Fixes name d's rebuild command.  Returns the ERRORs (0
+ * when OK or it cannot tell).
  */
 int duress_initramfs_report(const char *boot_dir, const char *initramfs,
-			    const struct duress_dracut *d);
+			    const struct duress_dracut *d,
+			    const struct duress_keyscript_disks *disks);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -157,25 +158,49 @@ static void count_slots(char *text, unsigned *slots, unsigned *preferred)
 	}
 }
 
-void duress_keyslots_report(const char *prefix, const char *source)
+/*
+ * A source that names no device of this system: for the keyscript's disk an
+ * ERROR (cryptsetup-initramfs's hook prints "Couldn't resolve device" and
+ * the initramfs cannot find the disk); else a WARN (a disk not attached).
+ */
+static int report_absent(const char *prefix, const char *shown, bool keyscript_disk)
+{
+	if (!keyscript_disk) {
+		printf("%s: WARN: cannot tell the key slots of %s: it does not exist (a disk not "
+		       "attached?); fix: check them by hand once it is (docs/boot.md, Timing)\n",
+		       prefix, shown);
+		return 0;
+	}
+	printf("%s: ERROR: %s does not exist, so the initramfs cannot find the disk of the line "
+	       "that uses the keyscript (update-initramfs says: cryptsetup: ERROR: Couldn't "
+	       "resolve device); fix: correct the line's source (2nd field): the UUID= of the "
+	       "disk's crypto_LUKS partition, which lsblk -f shows, then sudo update-initramfs -u\n",
+	       prefix, shown);
+	return 1;
+}
+
+int duress_keyslots_report(const char *prefix, const char *source, bool keyscript_disk)
 {
 	static char text[DUMP_MAX];
 	char dev[PATH_MAX], shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	const char *why = NULL;
 	unsigned slots, preferred;
+	struct stat st;
 
 	if (!device_path(source, dev, sizeof(dev))) {
 		printf("%s: WARN: cannot tell the key slots of %s: not a device path, UUID=, "
 		       "PARTUUID= or LABEL=; fix: check them by hand (docs/boot.md, Timing)\n",
 		       prefix, duress_escape(source, shown, sizeof(shown)));
-		return;
+		return 0;
 	}
 	duress_escape(dev, shown, sizeof(shown));
+	if (stat(dev, &st) < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return report_absent(prefix, shown, keyscript_disk);
 	if (dump(dev, text, sizeof(text), &why) < 0) {
 		printf("%s: WARN: cannot tell the key slots of %s: %s; fix: run duress check as "
 		       "root, with cryptsetup installed\n",
 		       prefix, shown, why);
-		return;
+		return 0;
 	}
 	count_slots(text, &slots, &preferred);
 	if (preferred > 0)
@@ -195,4 +220,5 @@ void duress_keyslots_report(const char *prefix, const char *source)
 		printf("%s: WARN: cannot tell the key slots of %s: no LUKS2 key slot in cryptsetup "
 		       "luksDump's output (LUKS1?); fix: check them by hand (docs/boot.md, Timing)\n",
 		       prefix, shown);
+	return 0;
 }

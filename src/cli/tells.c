@@ -203,15 +203,23 @@ static int scan_companion(const struct duress_dir *dir, const char *path, const 
 	return 0;
 }
 
+bool duress_binds(const struct duress_action *a, const char *path)
+{
+	/* A malformed signature's fields are whatever the parse left: no paths to trust. */
+	if (a->legacy || a->skip == DURESS_SKIP_SIG_MALFORMED)
+		return false;
+	for (const char *p = NULL; (p = duress_sig_next_also(&a->sig, p));)
+		if (strcmp(p, path) == 0)
+			return true;
+	return false;
+}
+
 /* Whether an earlier action of dir (before index i) binds path too: told once. */
 static bool seen_before(const struct duress_dir *dir, size_t i, const char *path)
 {
 	for (size_t j = 0; j < i; j++)
-		for (const char *p = NULL; (p = duress_sig_next_also(&dir->actions[j].sig, p));)
-			if (!dir->actions[j].legacy &&
-			    dir->actions[j].skip != DURESS_SKIP_SIG_MALFORMED &&
-			    strcmp(p, path) == 0)
-				return true;
+		if (duress_binds(&dir->actions[j], path))
+			return true;
 	return false;
 }
 

@@ -38,6 +38,12 @@ void duress_tell_home_dir(const char *shown, const char *user);
 void duress_tell_after_placement(const char *at, bool debian_profile);
 
 /*
+ * Whether the signature of a (read: not legacy, not malformed) binds path,
+ * a companion file (--also).
+ */
+bool duress_binds(const struct duress_action *a, const char *path);
+
+/*
  * A loaded directory's tells: "duress" in the name of one of its files; and
  * for each companion file its signatures bind, read with the directory's
  * rights, "duress" in its name or text, or its place inside the owner's home

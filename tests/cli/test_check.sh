@@ -168,11 +168,42 @@ if [ "$(id -u)" -eq 0 ]; then
 	rc=$?
 	check_why "global directory unreadable by a user: said, not a failure" "got '$out' (exit $rc)" \
 		said 0 "$D: not readable by you (run duress check as root to see global actions)"
+	# Issue 25, item 8: what duress add --global makes (the directory 0755, the
+	# action 0700, its config and signature 0600), checked without sudo.
+	D=$T/global-add
+	mkdir -m 755 "$D"
+	new_action net && printf 'K=1\n' >"$D/net.conf" && chmod 600 "$D/net.conf" && sign --also "$D/net.conf" "$D/net"
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --pam-dir "" --user-dir "" --global-dir "$D" 2>&1)
+	rc=$?
+	check_why "a global action only root reads, checked as a user: said, not a failure (exit 0)" "got '$out' (exit $rc)" \
+		said 0 "$D/net: not readable by you (run duress check as root to see it)" \
+		"$D/net.conf: not readable by you (run duress check as root to see it)" \
+		"no action you can read (run duress check as root to see the others)"
+	new_action open && sign "$D/open" && chmod 755 "$D/open" && chmod 644 "$D/open.sig"
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --pam-dir "" --user-dir "" --global-dir "$D" 2>&1)
+	rc=$?
+	check_why "... beside one the user can read, ARMED: every action you can read is armed" "got '$out' (exit $rc)" \
+		said 0 "$D/open: ARMED (warning: readable by others) (warning: signature readable by others, who can guess offline)" \
+		"every action you can read is armed (run duress check as root to see the others)"
+	chmod 600 "$D/open.sig"
+	rm "$D/open.sig"
+	new_action open
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --pam-dir "" --user-dir "" --global-dir "$D" 2>&1)
+	rc=$?
+	check_why "... an unsigned one the user can read is still a failure" "got '$out' (exit $rc)" \
+		said 1 "$D/open: SKIPPED: no signature (run: duress sign)" "not every action is armed"
+	out=$(duress check --pam-dir "" --user-dir "" --global-dir "$D" 2>&1)
+	rc=$?
+	check_why "as root: the action ARMED, its config its companion" "got '$out' (exit $rc)" \
+		said 1 "$D/net: ARMED" "$D/net.conf: companion of net (bound by its signature)"
 else
 	skip "unreadable directory (needs root to run as another user)"
 	skip "bad owner (needs root to chown)"
 	skip "global directory owned by root (needs root)"
 	skip "global directory unreadable by a user (needs root)"
+	for t in "a global action only root reads" "beside one the user can read" "an unsigned one" "as root"; do
+		skip "$t (needs root)"
+	done
 fi
 
 # --- the PAM stack ----------------------------------------------------------------

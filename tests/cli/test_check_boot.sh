@@ -86,6 +86,10 @@ snapshot() {
 		mkdir -p "$1${f%/*}"
 		cp -p "$f" "$1$f"
 	done
+	# What cryptsetup-initramfs's hook puts there for the keyscript's disk.
+	mkdir -p "$1/cryptroot" "$1${KS%/*}"
+	printf 'cryptroot %s none luks,discard,keyscript=%s\n' "$DISK" "$KS" >"$1/cryptroot/crypttab"
+	printf '#!/bin/sh\n' >"$1$KS" && chmod 755 "$1$KS"
 }
 
 B=$T/boot
@@ -99,7 +103,10 @@ boot_check --crypttab "$T/crypttab.plain" --initramfs "$T/none"
 KS=$(sed -n 's/.*; fix: add keyscript=\([^ ]*\) to the options .*/\1/p' <<<"$out")
 [ -n "$KS" ] || KS=/usr/libexec/pam_duress/unlock-keyscript
 PD=${KS%/*} # the helper and the runner are beside it
-printf '# the root disk\n\ncryptroot UUID=1234 none luks,discard,keyscript=%s\n' "$KS" >"$T/crypttab.ks"
+# The disk: a file that exists (its key slots cannot be told: a WARN).
+DISK=$T/disk.img
+: >"$DISK"
+printf '# the root disk\n\ncryptroot %s none luks,discard,keyscript=%s\n' "$DISK" "$KS" >"$T/crypttab.ks"
 printf 'cryptroot UUID=1234 none luks,keyscript=/elsewhere/unlock-keyscript\n' >"$T/crypttab.other"
 
 # --- the actions, with their kinds ---------------------------------------------
@@ -164,10 +171,19 @@ check_why "without the keyscript line, the initramfs is not compared (the hook c
 boot_check --crypttab "$T/no-crypttab" --initramfs "$T/none"
 check_why "no crypttab at all: a WARN with the fix" "got: $out" \
 	grep -q "^crypttab $T/no-crypttab: WARN: no such file, so the disk-unlock prompt never checks a boot passphrase; fix: add keyscript=" <<<"$out"
+# Issue 25, item 12: a source that names no disk here (cryptsetup's hook says
+# "Couldn't resolve device" and makes the initramfs all the same).
+printf 'cryptroot UUID=0b00b00b-0000-4000-8000-000000000025 none luks,keyscript=%s\n' "$KS" >"$T/crypttab.nodisk"
+boot_check --crypttab "$T/crypttab.nodisk" --initramfs "$T/none"
+expect "the keyscript's disk does not exist: an ERROR with the fix" \
+	"crypttab $T/crypttab.nodisk: ERROR: /dev/disk/by-uuid/0b00b00b-0000-4000-8000-000000000025 does not exist, so the initramfs cannot find the disk of the line that uses the keyscript (update-initramfs says: cryptsetup: ERROR: Couldn't resolve device); fix: correct the line's source (2nd field): the UUID= of the disk's crypto_LUKS partition, which lsblk -f shows, then sudo update-initramfs -u"
+check_why "... exit 1, and the section's summary line" "got (exit $rc): $out" \
+	test "$rc" -eq 1 -a -n "$(grep -x 'the disk-unlock prompt needs fixing (see the ERROR lines above)' <<<"$out")"
 
 # --- the initramfs ----------------------------------------------------------------
 if ! command -v cpio >/dev/null || ! command -v unmkinitramfs >/dev/null; then
-	for t in fresh early stale names temp missing-tool failing-tool; do
+	for t in fresh early stale names temp missing-tool failing-tool cryptroot-ok no-cryptroot \
+		left-out no-keyscript-option no-keyscript umask-none umask-hook umask-admin umask-admin-tight; do
 		skip "initramfs: $t (needs cpio and unmkinitramfs: tools/deps.sh check)"
 	done
 else
@@ -187,6 +203,29 @@ else
 		"OK: the initramfs $T/initrd.fresh holds the current boot actions"
 	check_why "its temporary directory is removed" "left: $(unpack_dirs)" \
 		test "$(unpack_dirs)" = "$unpacked_before" -a -n "$(grep '^OK: the initramfs' <<<"$out")"
+	# Issue 25, item 12: what cryptsetup-initramfs's hook put in it for the
+	# keyscript's disk (it prints its errors and makes the image all the same).
+	expect "a fresh initramfs: its cryptroot/crypttab unlocks the disk through the keyscript" \
+		"initramfs $T/initrd.fresh: OK: it unlocks cryptroot through the keyscript"
+	# cryptroot_case DESCRIPTION CHANGE LINE: the tree changed by CHANGE (sh, in
+	# the copy's directory), made into an initramfs: LINE, the ERROR, and exit 1.
+	cryptroot_case() {
+		rm -rf "$T/tree.c" && cp -a "$T/tree" "$T/tree.c" && (cd "$T/tree.c" && eval "$2")
+		initramfs "$T/tree.c" "$T/initrd.c"
+		boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.c"
+		check_why "$1" "got (exit $rc): $out" test "$rc" -eq 1 -a -n "$(grep -xF -- "initramfs $T/initrd.c: ERROR: $3" <<<"$out")" \
+			-a -n "$(grep -x 'the disk-unlock prompt needs fixing (see the ERROR lines above)' <<<"$out")"
+	}
+	cryptroot_case "no cryptroot/crypttab (cryptsetup-initramfs missing): an ERROR with the fix" 'rm -r cryptroot' \
+		"it has no cryptroot/crypttab, so it unlocks no disk and never runs the keyscript; fix: sudo apt install cryptsetup-initramfs, then sudo update-initramfs -u and read its cryptsetup: lines"
+	cryptroot_case "the disk left out of cryptroot/crypttab (the hook's ERROR): an ERROR naming it" \
+		'echo "other_crypt UUID=1 none luks" >cryptroot/crypttab' \
+		"its cryptroot/crypttab has no line for cryptroot, so it does not unlock that disk and the keyscript never asks; fix: run sudo update-initramfs -u and read its cryptsetup: lines: the line's source must be the disk's crypto_LUKS partition (lsblk -f), and a disk other than the root filesystem's needs the initramfs option"
+	cryptroot_case "the disk unlocked without the keyscript (an image made before the line): an ERROR" \
+		"echo 'cryptroot $DISK none luks,discard' >cryptroot/crypttab" \
+		"it unlocks cryptroot without the keyscript (it was made before the crypttab line named it); fix: sudo update-initramfs -u"
+	cryptroot_case "the keyscript the line names is not in it: an ERROR" "rm .$KS" \
+		"it unlocks cryptroot through $KS, which is not in it, so that disk cannot be unlocked; fix: sudo update-initramfs -u (with the package installed)"
 	# A hook that copies the data file too: the same bytes, not extra; others, changed.
 	cp -p "$B/alert.conf" "$T/tree/etc/duress-boot.d/"
 	initramfs "$T/tree" "$T/initrd.conf"
@@ -199,9 +238,35 @@ else
 		"ERROR: the initramfs $T/initrd.conf is older than $B (alert.conf changed); fix: sudo update-initramfs -u"
 	rm "$T/tree/etc/duress-boot.d/alert.conf"
 	chmod 644 "$T/initrd.fresh"
-	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
-	expect "an initramfs every user can read: a WARN with the UMASK fix" \
-		"WARN: the initramfs $T/initrd.fresh is readable by every user, who can copy the boot signatures and guess the passphrase offline; fix: add UMASK=0077 to /etc/initramfs-tools/initramfs.conf, then sudo update-initramfs -u"
+	# Issue 25, item 12: the fix is what this machine's UMASK calls for.  In a
+	# private mount namespace, /etc/initramfs-tools and the conf hooks' directory
+	# are empty tmpfs, then SETUP (sh) writes what the case needs.
+	READABLE="WARN: the initramfs $T/initrd.fresh is readable by every user, who can copy the boot signatures and guess the passphrase offline; fix:"
+	CH=/usr/share/initramfs-tools/conf-hooks.d
+	umask_case() { # umask_case DESCRIPTION SETUP FIX
+		if [ ! -d /etc/initramfs-tools ] || [ ! -d "$CH" ] || ! unshare -m true 2>/dev/null; then
+			skip "$1 (needs unshare -m, /etc/initramfs-tools and $CH)"
+			return
+		fi
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		out=$(unshare -m --propagation private bash -c 'mount -t tmpfs none /etc/initramfs-tools &&
+			mount -t tmpfs none "$1" && mkdir /etc/initramfs-tools/conf.d && eval "$2" && shift 2 &&
+			exec "$@"' sh "$CH" "$2" "$DURESS" check --pam-dir "" --user-dir "" --global-dir "" \
+			--boot-dir "$B" --dracut-conf "$T/dracut.none" --crypttab "$T/crypttab.ks" \
+			--initramfs "$T/initrd.fresh" 2>&1)
+		expect "$1" "$READABLE $3"
+	}
+	umask_case "readable, no UMASK anywhere, no conf hook: add UMASK=0077" ":" \
+		"add UMASK=0077 to /etc/initramfs-tools/initramfs.conf, then sudo update-initramfs -u"
+	umask_case "readable, the package's conf hook installed: made before it applied, update-initramfs" \
+		'printf "UMASK=0077\n" >"$1/pam_duress"' \
+		"sudo update-initramfs -u: it was made before UMASK=0077 applied (set by $CH/pam_duress while /etc/duress-boot.d exists)"
+	umask_case "readable, the admin's UMASK=0022 (conf.d, after initramfs.conf's 0077): that file to change" \
+		'printf "UMASK=0077\n" >"$1/pam_duress"; printf "MODULES=most\nUMASK=0077\n" >/etc/initramfs-tools/initramfs.conf; printf "export UMASK=\"022\"\n" >/etc/initramfs-tools/conf.d/umask' \
+		"UMASK=0022 in /etc/initramfs-tools/conf.d/umask lets every user read it: make it UMASK=0077, then sudo update-initramfs -u"
+	umask_case "readable, the admin's UMASK=0077, no conf hook: made before, update-initramfs" \
+		'printf "  UMASK=0077 # root only\n" >/etc/initramfs-tools/initramfs.conf' \
+		"sudo update-initramfs -u: it was made before UMASK=0077 applied (set by /etc/initramfs-tools/initramfs.conf)"
 	chmod 600 "$T/initrd.fresh"
 	boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.fresh"
 	check_why "an initramfs only root reads: OK and no such WARN" "got: $out" \
@@ -419,6 +484,55 @@ fi
 boot_check --dracut-conf "$DC" --initramfs "$T/none"
 expect "dracut: no such initramfs: a WARN with sudo dracut -f" \
 	"WARN: cannot tell whether the initramfs $T/none holds the current boot actions: No such file or directory; fix: sudo dracut -f"
+
+# --- Issue 25, item 12: the config duress add binds; a boot-only setup -----------------
+printf 'ARMED=no\n' >"$B/initramfs-wipe.conf" && chmod 600 "$B/initramfs-wipe.conf"
+sign --also "$B/initramfs-wipe.conf" "$B/initramfs-wipe"
+boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
+expect "a boot action's config bound by its signature: its companion, said as such" \
+	"$B/initramfs-wipe.conf: companion of initramfs-wipe (bound by its signature)"
+check_why "... with no 'ignored: not an action' line" "got: $out" test -z "$(grep 'ignored' <<<"$out")"
+rm "$B/initramfs-wipe.conf" && sign "$B/initramfs-wipe"
+
+# A PAM stack without the module (no profile enabled), the boot directory there.
+P=$T/pam-bootonly
+mkdir -p "$P" "$T/pam-configs"
+printf 'auth [success=1 default=ignore] pam_unix.so nullok\nauth requisite pam_deny.so\nauth required pam_permit.so\n' >"$P/common-auth"
+for s in login sshd su sudo; do echo "@include common-auth" >"$P/$s"; done
+printf 'auth required pam_deny.so\n' >"$P/other"
+printf 'Name: Duress passwords\n' >"$T/pam-configs/duress"
+# stack_check ARGS...: duress check of that stack and the boot section; $out and $rc.
+stack_check() {
+	out=$(duress check --pam-dir "$P" --pam-configs-dir "$T/pam-configs" --boot-dir "$B" \
+		--dracut-conf "$T/dracut.none" --crypttab "$T/crypttab.ks" --initramfs "$T/none" "$@" 2>&1)
+	rc=$?
+}
+BOOT_ONLY="no service has a pam_duress.so line: a boot-only setup (the disk-unlock prompt's section below); login-time duress passwords are off; to turn them on: sudo pam-auth-update --enable duress (a server; duress-laptop for a laptop)"
+stack_check --user-dir "" --global-dir ""
+echo "$out" | diag
+expect "boot-only: one line says so" "$BOOT_ONLY"
+check_why "boot-only: no PAM ERROR, the boot section fine: exit 0" "got (exit $rc): $out" \
+	test "$rc" -eq 0 -a -z "$(grep -e ERROR -e '^service ' -e 'no pam_duress.so line found' <<<"$out")" \
+	-a -n "$(grep -x 'every action is armed' <<<"$out")"
+mkdir -m 700 "$T/login-actions"
+new_login() { printf '#!/bin/sh\n' >"$T/login-actions/a" && chmod 700 "$T/login-actions/a" && duress sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$T/login-actions/a" >/dev/null 2>&1 <<<"$PW"; }
+new_login
+stack_check --user-dir "" --global-dir "$T/login-actions"
+expect "boot-only, but login-time actions there: an ERROR, they never run" \
+	"ERROR: no service has a pam_duress.so line, so the actions above never run; fix: sudo pam-auth-update --enable duress (a server; duress-laptop for a laptop)"
+check_why "... exit 1, the stack needs fixing" "got (exit $rc): $out" \
+	test "$rc" -eq 1 -a -n "$(grep -x 'the PAM stack needs fixing (see the service lines above)' <<<"$out")"
+stack_check --user-dir "" --global-dir "" --service login
+check_why "boot-only, a service named with --service: its ERROR as always" "got (exit $rc): $out" \
+	test "$rc" -eq 1 -a -n "$(grep '^service login: ERROR: no pam_duress.so auth line' <<<"$out")" -a -z "$(grep -F "$BOOT_ONLY" <<<"$out")"
+out=$(duress check --pam-dir "$P" --pam-configs-dir "$T/pam-configs" --boot-dir "" --user-dir "" --global-dir "" 2>&1)
+rc=$?
+check_why "no boot directory: no boot-only line, an ERROR a service" "got (exit $rc): $out" \
+	test "$rc" -eq 1 -a "$(grep -c '^service .*: ERROR: no pam_duress.so auth line' <<<"$out")" -eq 4 -a -z "$(grep -F 'boot-only' <<<"$out")"
+printf 'auth optional pam_duress.so\n@include common-auth\n' >"$P/sshd"
+stack_check --user-dir "" --global-dir ""
+check_why "a service with the module line: no boot-only line, the others' ERRORs" "got (exit $rc): $out" \
+	test "$rc" -eq 1 -a -z "$(grep -F 'boot-only' <<<"$out")" -a -n "$(grep '^service login: ERROR: no pam_duress.so auth line' <<<"$out")"
 
 # --- duress sign's reminder --------------------------------------------------------
 new_action late

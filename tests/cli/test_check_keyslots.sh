@@ -4,9 +4,9 @@
 # duress passphrase in a later slot unlocks a whole derivation later unless
 # its slot is preferred.  LUKS2 images made here (cheap slots), read with
 # the real cryptsetup luksDump.  TAP output for meson.
-# Usage: test_check_keyslots.sh PATH/TO/duress KEYSCRIPT_PATH
+# Usage: test_check_keyslots.sh PATH/TO/duress KEYSCRIPT_PATH DOCS/boot.md
 set -u
-DURESS=$1 KEYSCRIPT=$2
+DURESS=$1 KEYSCRIPT=$2 DOC=$3
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 
@@ -52,8 +52,9 @@ expect "one key slot: WARN, a duress passphrase opens nothing" "$T/one.img" \
 : >"$T/plain.img"
 expect "not LUKS: WARN, cannot tell" "$T/plain.img" \
 	"$P: WARN: cannot tell the key slots of $T/plain.img: cryptsetup luksDump failed (not LUKS, or not readable: run as root); fix: run duress check as root, with cryptsetup installed"
-expect "UUID=: looked up under /dev/disk/by-uuid" "UUID=0b00b00b-0000-4000-8000-000000000019" \
-	"$P: WARN: cannot tell the key slots of /dev/disk/by-uuid/0b00b00b-0000-4000-8000-000000000019: cryptsetup luksDump failed (not LUKS, or not readable: run as root); fix: run duress check as root, with cryptsetup installed"
+expect "UUID=: looked up under /dev/disk/by-uuid; none there: the keyscript's disk cannot be found, an ERROR" \
+	"UUID=0b00b00b-0000-4000-8000-000000000019" \
+	"$P: ERROR: /dev/disk/by-uuid/0b00b00b-0000-4000-8000-000000000019 does not exist, so the initramfs cannot find the disk of the line that uses the keyscript (update-initramfs says: cryptsetup: ERROR: Couldn't resolve device); fix: correct the line's source (2nd field): the UUID= of the disk's crypto_LUKS partition, which lsblk -f shows, then sudo update-initramfs -u"
 if truncate -s 20M "$T/luks1.img" &&
 	cryptsetup luksFormat "${CHEAP[@]}" --type luks1 "$T/luks1.img" "$T/k1" >/dev/null 2>&1; then
 	expect "LUKS1 (no LUKS2 key slot section): WARN, cannot tell, never silent" "$T/luks1.img" \
@@ -63,4 +64,11 @@ else
 fi
 expect "a source with a / after UUID=: not looked up" "UUID=../../etc/passwd" \
 	"$P: WARN: cannot tell the key slots of UUID=../../etc/passwd: not a device path, UUID=, PARTUUID= or LABEL=; fix: check them by hand (docs/boot.md, Timing)"
+
+# Issue 25, item 12: docs/boot.md step 2's command lists every key slot of a
+# LUKS2 header (grep -A1 '^Keyslots' showed slot 0 alone), run as written but for sudo.
+cmd=$(grep -m 1 'cryptsetup luksDump "\$DEV" |' "$DOC" | sed -e 's/^sudo //' -e 's/ *#.*$//')
+got=$(DEV=$T/two.img bash -c "$cmd" 2>&1)
+check_why "docs/boot.md step 2: its luksDump command shows both key slots of a two-slot disk" \
+	"command: $cmd; got: $got" test "$got" = "$(printf '  0: luks2\n  1: luks2')"
 tap_end
