@@ -451,6 +451,14 @@ refused "two --set-file KEY=-" 2 \
 	"duress add: two --set-file KEY=- both read standard input: give the value in a file" \
 	--set-file GREETING=- --set-file TARGET=-
 refused "--set-file without =FILE" 2 "duress add: --set-file GREETING: not KEY=FILE" --stdin --set-file GREETING
+# Issue 25, item 6: a value from standard input leaves the terminal as the only place for the
+# password; without one, that is said before anything is read.
+err=$(echo "https://x.invalid/t" | setsid -w $WRAP "$DURESS" add demo --force --set-file GREETING=- --pam-dir "$T/pam" \
+	--examples-dir "$EX" --memlimit 8K --opslimit 1 --allow-weak-cost 2>&1 >/dev/null)
+rc=$?
+check "--set-file KEY=- without a terminal: exit 2, one line, nothing written" test "$rc" -eq 2 -a \
+	"$err" = "duress add: --set-file KEY=- reads standard input, so the password is asked at the terminal, and there is none: give the value in a file (--set-file KEY=FILE) and the password with --stdin" -a \
+	"$(listing "$TD")" = "$before"
 printf 'x\r\n' >"$T/cr"
 refused "--set-file, a carriage return: the same check as --set" 1 \
 	"duress add: --set GREETING: the value must be one line" --stdin --set-file "GREETING=$T/cr"
