@@ -1141,7 +1141,7 @@ static bool ended(void)
 	return duress_ending_caught() != 0;
 }
 
-/* Edits if asked, then signs the installed action bound to its config. */
+/* Edits if asked, then signs the installed action bound to its config (and nothing else). */
 static int sign_installed(const struct add_opts *o, const struct duress_password *pw,
 			  const char *action, const char *conf)
 {
@@ -1152,6 +1152,8 @@ static int sign_installed(const struct add_opts *o, const struct duress_password
 		return -1;
 	if (conf)
 		sign.also[sign.n_also++] = conf;
+	/* What an action replaced with --force was bound to is not this example's. */
+	sign.drop_also = true;
 	return duress_sign_file(action, pw, &sign);
 }
 

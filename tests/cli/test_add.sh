@@ -151,6 +151,13 @@ check "the tree's alert: the value set" grep -qx "NTFY_URL=http://127.0.0.1:9/t"
 out=$(echo "$PW" | add plain --stdin 2>/dev/null)
 check "example without config: ARMED" grep -qx "$TD/plain: ARMED" <<<"$out"
 check "example without config: the same bytes" cmp -s "$EX/plain" "$TD/plain"
+# Replaced with --force, it is signed bound to nothing, whatever the old signature bound:
+# duress sign's keeping of an old binding is for an action signed again, not for a new one.
+printf 'K=1\n' >"$T/other.conf" && chmod 600 "$T/other.conf"
+duress sign --stdin --pam-dir "$T/pam" --memlimit 8K --opslimit 1 --allow-weak-cost --also "$T/other.conf" "$TD/plain" >/dev/null 2>&1 <<<"$PW"
+err=$(echo "$PW" | add plain --stdin --force 2>&1 >/dev/null)
+check "--force over an action bound to a companion: no companion kept, none said" \
+	test -z "$(grep -e "--also" <<<"$err")" -a "$(cut -d'$' -f5 "$TD/plain.sig" | cut -c1-5)" != "also="
 
 # --- all or nothing ---------------------------------------------------------------------------
 # listing DIR: its entries, hidden ones too, each with its content's hash.
