@@ -213,6 +213,28 @@ static const char *boot_kind(const char *name)
 }
 
 /*
+ * The line of an action changed since signing (path escaped): if the change
+ * is the user's, the fix is to sign it again, bound to every companion its
+ * signature names, exactly as it was.
+ */
+static void print_changed(const char *path, const char *name, const char *kind,
+			  const struct duress_dir *dir, const struct duress_action *a, bool boot)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+
+	printf("%s/%s: %sSKIPPED: %s; fix: if the change is yours, sign it again: %sduress sign",
+	       path, name, kind, duress_skip_reason(a->skip),
+	       dir->scope == DURESS_SCOPE_GLOBAL && geteuid() != 0 ? "sudo " : "");
+	/* Another boot directory is judged as one only when sign is told so. */
+	if (boot && strcmp(dir->path, DURESS_BOOT_DIR) != 0)
+		printf(" --boot-dir %s", path);
+	for (const char *p = duress_sig_next_also(&a->sig, NULL); p;
+	     p = duress_sig_next_also(&a->sig, p))
+		printf(" --also %s", duress_escape(p, shown, sizeof(shown)));
+	printf(" %s/%s\n", path, name);
+}
+
+/*
  * Prints one action's line (path already escaped), with its kind first for
  * a boot action; returns whether it is armed.
  */
@@ -233,6 +255,10 @@ static bool report_action(const char *path, const struct duress_dir *dir,
 		printf("%s/%s: %sSKIPPED unless legacy_sha256: weak legacy .sha256 signature "
 		       "(re-sign with duress sign)\n",
 		       path, name, kind);
+		return false;
+	}
+	if (a->skip == DURESS_SKIP_CHANGED) {
+		print_changed(path, name, kind, dir, a, boot);
 		return false;
 	}
 	if (a->skip != DURESS_SKIP_NONE) {

@@ -87,7 +87,8 @@ check "add: duress verify matches the password" test $? -eq 0
 echo "GREETING=changed" >>"$TD/demo.conf"
 out=$(duress check --pam-dir "$T/pam" --global-dir "")
 check "config edited afterwards: check exits 1" test $? -eq 1
-check "config edited afterwards: content changed since signing" grep -qx "$TD/demo: SKIPPED: content changed since signing" <<<"$out"
+check "config edited afterwards: content changed since signing, and the command that signs it again bound to its config" \
+	grep -qxF "$TD/demo: SKIPPED: content changed since signing; fix: if the change is yours, sign it again: duress sign --also $TD/demo.conf $TD/demo" <<<"$out"
 
 # --- refusals -------------------------------------------------------------------------
 before=$(cat "$TD/demo" "$TD/demo.conf" "$TD/demo.sig" | sha256sum)

@@ -43,13 +43,16 @@ printf 'KEY=1\n' >"$T/companion.conf" && chmod 600 "$T/companion.conf"
 new_action companion && duress sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost --also "$T/companion.conf" "$D/companion" >/dev/null 2>&1 <<<"Check-pw-1"
 rm "$T/companion.conf"
 printf 'notes\n' >"$D/notes.txt" && chmod 600 "$D/notes.txt"
+printf 'KEY=1\n' >"$T/bound.conf" && chmod 600 "$T/bound.conf"
+new_action bound && sign --also "$T/bound.conf" "$D/bound" && echo 'KEY=2' >>"$T/bound.conf"
 
 out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
 expect armed "ARMED"
 expect nosig "SKIPPED: no signature (run: duress sign)"
-expect changed "SKIPPED: content changed since signing"
+expect changed "SKIPPED: content changed since signing; fix: if the change is yours, sign it again: duress sign $D/changed"
+expect bound "SKIPPED: content changed since signing; fix: if the change is yours, sign it again: duress sign --also $T/bound.conf $D/bound"
 expect groupw "SKIPPED: writable by group or others"
 expect noexec "SKIPPED: not executable"
 expect link "SKIPPED: symlink"
@@ -71,6 +74,14 @@ expect companion "SKIPPED: a companion file (--also) is missing or unreadable"
 expect notes.txt "ignored: not an action (neither executable nor signed)"
 if [ $rc -eq 1 ]; then ok "exit 1 when an action is not armed"; else not_ok "exit $rc, expected 1"; fi
 if grep -q "^not every action is armed$" <<<"$out"; then ok "summary line"; else not_ok "summary line"; fi
+
+# The fix of a changed action, run as printed (the password on standard input), arms it again.
+fix=$(grep -F "$D/bound: " <<<"$out")
+fix=${fix#*sign it again: duress sign }
+read -r -a fix_args <<<"$fix"
+sign "${fix_args[@]}"
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
+expect bound "ARMED"
 
 # A directory with only armed actions (and a data file) exits 0.
 D=$T/clean
