@@ -26,6 +26,7 @@
 #include "cli/dracut.h"
 #include "cli/initramfs.h"
 #include "cli/keyslots.h"
+#include "cli/leftover.h"
 #include "cli/pamstack.h"
 #include "cli/tells.h"
 
@@ -989,6 +990,32 @@ static int check_all_dirs(const struct check_opts *o, const struct stack_report 
 	return 0;
 }
 
+/*
+ * Actions of the checked user left in the per-user directory of the other
+ * placement (cli/leftover.h), when module lines name a per-user directory
+ * and --user-dir does not: each counts as one not armed.
+ */
+static int check_left_behind(const struct check_opts *o, const struct stack_report *rep)
+{
+	const char *in_use[MAX_MODULE_LINES];
+	struct duress_account *p = NULL;
+	size_t n = 0;
+	int found = 0;
+
+	for (size_t i = 0; !o->user_dir && i < rep->n_lines && n < MAX_MODULE_LINES; i++) {
+		struct duress_opts mo;
+
+		(void)module_opts(&rep->lines[i], &mo);
+		if (*mo.user_dir)
+			in_use[n++] = mo.user_dir;
+	}
+	if (n > 0 &&
+	    (o->user ? duress_getpw(o->user, 0, &p) : duress_getpw(NULL, getuid(), &p)) == 0 && p)
+		found = duress_check_left_behind(&p->pw, in_use, n);
+	free(p);
+	return found;
+}
+
 /* Whether DIR/duress is pam-auth-update's profile of the Debian package. */
 static bool has_profile(const char *dir)
 {
@@ -1211,6 +1238,8 @@ int duress_cmd_check(int argc, char **argv)
 	if (*rep.pam_dir && check_stack(&rep, &o) < 0)
 		return 2;
 	status = check_all_dirs(&o, &rep, &bad, &actions) < 0 ? 2 : 0;
+	if (status == 0)
+		bad += check_left_behind(&o, &rep);
 	if (status == 0)
 		boot = check_boot(&o, &bad, &actions);
 	for (size_t i = 0; i < rep.n_lines; i++)
