@@ -474,6 +474,25 @@ head -c 4096 /dev/zero | tr '\0' y >"$T/max"
 echo "$PW" | add demo --stdin --force --set-file "GREETING=$T/max" >/dev/null 2>&1
 check "--set-file, exactly 4096 bytes: taken" test "$(grep -c "^GREETING=y\{4096\}\$" "$TD/demo.conf")" -eq 1
 
+# --- no cracklib dictionary (issue 25, item 11) -------------------------------------------------
+# cracklib says a missing dictionary with perror() ("...cracklib_dict.pwd: No such file or
+# directory"); add says it in one line of its own.  Root only: the dictionary's directory is
+# hidden under a tmpfs in a mount namespace of this command alone.
+DICT=/var/cache/cracklib
+weak=$(echo password | add demo --stdin --force --no-edit 2>&1 >/dev/null)
+if [ "$(id -u)" -ne 0 ]; then
+	skip "no cracklib dictionary: needs root (a mount namespace)"
+elif [ ! -e "$DICT/cracklib_dict.pwd" ] || ! grep -q "weak password" <<<"$weak"; then
+	skip "no cracklib dictionary: no libpwquality, or no dictionary in $DICT to hide"
+else
+	err=$(echo password | unshare -m sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' sh "$DICT" \
+		$WRAP "$DURESS" add demo --stdin --force --no-edit --pam-dir "$T/pam" --examples-dir "$EX" \
+		--memlimit 8K --opslimit 1 --allow-weak-cost 2>&1 >/dev/null)
+	echo "$err" | diag
+	check "no cracklib dictionary: cracklib's own line is not shown, one line of add's says it" \
+		test -z "$(grep -i "no such file" <<<"$err")" -a "$(grep -c "not checked against a dictionary" <<<"$err")" -eq 1
+fi
+
 # --- a per-user directory the user cannot make (user_dir=/var/lib/duress/%u) -----------------
 # A root-owned 0711 parent, as the package makes /var/lib/duress.
 mkdir -m 711 "$T/locked" && mkdir "$T/lpam"
