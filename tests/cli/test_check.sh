@@ -517,7 +517,7 @@ check "left in ~/.duress: not every action is armed" grep -qx "not every action 
 for name in plain alert; do
 	fix=$(grep -F "$O/$name: " <<<"$out")
 	fix=${fix#*; fix: }
-	as_left bash -c "${fix//duress sign/$WRAP $DURESS sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost}" >/dev/null 2>&1 <<<"Check-pw-1"
+	bash -c "${fix//duress sign/$WRAP $DURESS sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost}" >/dev/null 2>&1 <<<"Check-pw-1"
 done
 out=$(as_left $WRAP "$DURESS" check --pam-dir "$T/leftpam" --global-dir "" --boot-dir "" 2>&1)
 rc=$?

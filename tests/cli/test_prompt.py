@@ -122,32 +122,17 @@ def state(pid):
         return f.read().rsplit(")", 1)[1].split()[0]
 
 
-def read_until(master, text, seen, bound=BOUND):
-    """Reads the terminal until text shows up; returns what was read, or None."""
-    return read_match(master, re.escape(text), seen, bound)
+def read_until(master, text, seen, bound=BOUND, mark=0):
+    """Reads the terminal until text shows up (after seen[:mark]); returns
+    what was read, or None."""
+    return read_match(master, re.escape(text), seen, bound, mark)
 
 
-def read_match(master, pattern, seen, bound=BOUND):
-    """Reads the terminal until pattern matches; returns what was read, or None."""
+def read_match(master, pattern, seen, bound=BOUND, mark=0):
+    """Reads the terminal until pattern matches (after seen[:mark]); returns
+    what was read, or None."""
     end = time.monotonic() + bound
-    while not re.search(pattern, seen):
-        left = end - time.monotonic()
-        if left <= 0 or not select.select([master], [], [], left)[0]:
-            return None
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            return None
-        if not chunk:
-            return None
-        seen += chunk
-    return seen
-
-
-def read_after(master, text, seen, mark, bound=BOUND):
-    """Reads the terminal until text shows up after seen[:mark]; what was read, or None."""
-    end = time.monotonic() + bound
-    while text not in seen[mark:]:
+    while not re.search(pattern, seen[mark:]):
         left = end - time.monotonic()
         if left <= 0 or not select.select([master], [], [], left)[0]:
             return None
@@ -341,7 +326,7 @@ def answer_passwords(master, seen, what):
     """Types PW at the two prompts, each only once it is shown with echo off."""
     mark = len(seen)
     for prompt in (b"Duress password: ", b"Again: "):
-        seen = read_after(master, prompt, seen, mark)
+        seen = read_until(master, prompt, seen, mark=mark)
         check("%s: the prompt %r appears" % (what, prompt.decode()), seen is not None)
         if seen is None:
             return b""
@@ -425,7 +410,7 @@ def editor_ended(tmp, what, body, stop, want, force=False):
     pid, master = spawn(*args, *(["--force"] if force else []),
                         env={"EDITOR": editor, "VISUAL": None})
     seen = answer_passwords(master, b"", what)
-    seen = read_after(master, b"EDITOR-STARTED", seen, 0)
+    seen = read_until(master, b"EDITOR-STARTED", seen, mark=0)
     check("%s: the editor starts" % what, seen is not None)
     said = (seen or b"").split(b"EDITOR-STARTED")[0]
     check("%s: one line before it names the file, the editor and --no-edit" % what,
