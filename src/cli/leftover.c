@@ -27,7 +27,6 @@ struct move {
 	char old[SHOWN_SIZE];    /* the directory it is in, as the template names it */
 	char target[SHOWN_SIZE]; /* in_use[0]'s directory */
 	char real_old[PATH_MAX]; /* the directory it is in, resolved: as a signature names it */
-	const struct duress_dir *dir;
 };
 
 static bool same_file(const struct stat *a, const char *path)
@@ -101,15 +100,16 @@ static void print_make_target(const struct move *m, const char *target)
 }
 
 /* mv of the action, its signature and the companions beside it, into the target. */
-static bool print_mv(const struct move *m, const struct duress_action *a, const char *name)
+static bool print_mv(const struct move *m, const struct duress_dir *dir,
+		     const struct duress_action *a, const char *name)
 {
 	char shown[SHOWN_SIZE];
 	bool along = false;
 
 	printf("mv %s/%s", m->old, name);
-	if (entry_exists(m->dir, a->name, ".sig"))
+	if (entry_exists(dir, a->name, ".sig"))
 		printf(" %s/%s.sig", m->old, name);
-	if (entry_exists(m->dir, a->name, ".sha256"))
+	if (entry_exists(dir, a->name, ".sha256"))
 		printf(" %s/%s.sha256", m->old, name);
 	for (const char *p = duress_sig_next_also(&a->sig, NULL); p;
 	     p = duress_sig_next_also(&a->sig, p))
@@ -137,7 +137,8 @@ static void print_rebind(const struct move *m, const struct duress_action *a, co
 	printf(" %s/%s", m->target, name);
 }
 
-static void print_move(const struct move *m, const struct duress_action *a, const char *target)
+static void print_move(const struct move *m, const struct duress_dir *dir,
+		       const struct duress_action *a, const char *target)
 {
 	char name[DURESS_ESCAPED_SIZE(NAME_MAX)], tmpl[SHOWN_SIZE];
 	char user[DURESS_ESCAPED_SIZE(LOGIN_NAME_MAX)];
@@ -153,7 +154,7 @@ static void print_move(const struct move *m, const struct duress_action *a, cons
 		return;
 	}
 	print_make_target(m, target);
-	if (print_mv(m, a, name))
+	if (print_mv(m, dir, a, name))
 		print_rebind(m, a, name);
 	putchar('\n');
 }
@@ -174,10 +175,9 @@ static int report_dir(struct move *m, const char *old, const char *target)
 		/* Signatures name companions by resolved path (duress sign's realpath()). */
 		if (!realpath(old, m->real_old))
 			snprintf(m->real_old, sizeof(m->real_old), "%s", old);
-		m->dir = &dir;
 		for (size_t i = 0; i < dir.n_actions; i++)
 			if (dir.actions[i].skip != DURESS_SKIP_NOT_AN_ACTION) {
-				print_move(m, &dir.actions[i], target);
+				print_move(m, &dir, &dir.actions[i], target);
 				n++;
 			}
 		duress_dir_free(&dir);

@@ -519,8 +519,9 @@ static void keep_companions(const struct action_file *f, struct duress_sig *sig)
 {
 	char name[NAME_MAX + sizeof(DURESS_SIG_SUFFIX)], buf[DURESS_SIG_MAX + 1];
 	char shown[SHOWN_PATH_SIZE];
-	/* Each path escaped, and "--also " before each. */
-	char also[DURESS_ESCAPED_SIZE(DURESS_ALSO_MAX_BYTES) + DURESS_ALSO_MAX_FILES * 8];
+	/* Each path escaped, and " --also " before each. */
+	char also[DURESS_ESCAPED_SIZE(DURESS_ALSO_MAX_BYTES) +
+		  sizeof(" --also ") * (size_t)DURESS_ALSO_MAX_FILES];
 	struct duress_sig old;
 	size_t len = 0;
 
