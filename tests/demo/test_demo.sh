@@ -8,20 +8,25 @@
 # The demo (tests/demo/demo.sh) as the caller; as root, also as an ordinary
 # user without a password (nobody) and as one with a password set (an
 # account added in a private mount namespace with /etc overlaid, so that
-# nothing is left however this test ends).  Each run must end "demo: OK"
+# nothing is left however this test ends; tests/lib/root.sh).  Each run must end "demo: OK"
 # with all four of its rows ok: the row that failed for every non-root user
 # was "sign real password", whose check went to pam_unix's setgid helper,
 # which reads the machine's shadow file and not the demo's.
 #
 # SKIP in the asan step: pamtester cannot load a sanitizer-built module.
 
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/root.sh
 . "$(dirname "$0")/../lib/root.sh"
 
 [ $# -eq 2 ] || {
 	echo "usage: $0 SOURCE_DIR BUILD_DIR" >&2
 	exit 2
 }
+# As root, in a private mount namespace with /etc overlaid: the account
+# with a password exists there only.
+[ "$(id -u)" -eq 0 ] && private_etc_or_rerun "$@"
 SRC=$(cd "$1" && pwd) BUILD=$(cd "$2" && pwd)
 DEMO=$SRC/tests/demo/demo.sh
 
@@ -59,5 +64,12 @@ fi
 
 demo_as "nobody (no password)" "$T/nobody.log" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups --
+
+if ! useradd -M -d /nonexistent -s /bin/sh dtest_demo >"$T/useradd.log" 2>&1 ||
+	! printf 'dtest_demo:%s\n' "$(random_password)" | chpasswd; then
+	setup_failed "an account with a password" "$T/useradd.log"
+fi
+demo_as "a user with a password" "$T/user.log" \
+	setpriv --reuid="$(id -u dtest_demo)" --regid="$(id -g dtest_demo)" --clear-groups --
 
 tap_end

@@ -98,9 +98,9 @@ inside() {
 	U=dpkg_$R
 	UHOME=$T/home/$U
 	UDIR=$UHOME/.duress
-	RP="Real-${R}-pw-1x"
-	DP="Duress-${R}-pw-2y"
-	WP="Wrong-${R}-pw-3z"
+	RP=$(random_password)
+	DP=$(random_password)
+	WP=$(random_password)
 
 	# Ends whatever the test user still runs (actions), bounded, so that the
 	# namespace does not outlive the test.
