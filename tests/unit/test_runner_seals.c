@@ -143,6 +143,31 @@ static void run_case(void **state)
 	assert_int_equal(r, -ECHILD);
 }
 
+/* One sealed job NAME, as ourselves, handed to RUNNER_PATH and held: the runner has taken it. */
+static void hold_one_job(const char *runner_path, char *name, struct duress_held *held)
+{
+	char path_env[] = "PATH=/usr/bin:/bin";
+	char *envp[] = { path_env, NULL };
+	gid_t groups[] = { getgid() };
+	const struct duress_target target = { getuid(), getgid(), groups, 1, envp };
+	struct duress_job job = { job_fd(&(struct job_spec)SEALED, name), false, name };
+	const struct duress_chain chain = { &target, &job, 1 };
+
+	assert_int_equal(duress_spawn_hold(runner_path, &chain, 1, 30, NULL, NULL, held), 0);
+	close(job.memfd);
+	assert_true(held->release >= 0 && held->done >= 0);
+}
+
+/* The module's end of the hold closed without the release's byte; returns once the runner ended. */
+static void drop_hold(struct duress_held *held)
+{
+	char c;
+
+	close(held->release);
+	assert_int_equal(read(held->done, &c, 1), 0);
+	close(held->done);
+}
+
 /*
  * Held: the runner took the manifest (its first process has exited), its
  * worker waits for the release, so its done pipe stays open and the job
@@ -152,19 +177,12 @@ static void run_case(void **state)
  */
 static void held_until_release(void **state)
 {
-	char path_env[] = "PATH=/usr/bin:/bin", name[] = "10-held", text[64];
-	char *envp[] = { path_env, NULL };
-	gid_t groups[] = { getgid() };
-	const struct duress_target target = { getuid(), getgid(), groups, 1, envp };
-	struct duress_job job = { job_fd(&(struct job_spec)SEALED, name), false, name };
-	const struct duress_chain chain = { &target, &job, 1 };
+	char name[] = "10-held", text[64];
 	struct duress_held held;
 	struct pollfd p;
 
 	(void)state;
-	assert_int_equal(duress_spawn_hold(runner, &chain, 1, 30, NULL, NULL, &held), 0);
-	close(job.memfd);
-	assert_true(held.release >= 0 && held.done >= 0);
+	hold_one_job(runner, name, &held);
 	p = (struct pollfd){ .fd = held.done, .events = POLLIN };
 	assert_int_equal(poll(&p, 1, 1000), 0);
 	assert_false(read_ran(text, sizeof(text)));
@@ -182,20 +200,12 @@ static void held_until_release(void **state)
  */
 static void dropped_hold(void **state)
 {
-	char path_env[] = "PATH=/usr/bin:/bin", name[] = "10-dropped", text[64], c;
-	char *envp[] = { path_env, NULL };
-	gid_t groups[] = { getgid() };
-	const struct duress_target target = { getuid(), getgid(), groups, 1, envp };
-	struct duress_job job = { job_fd(&(struct job_spec)SEALED, name), false, name };
-	const struct duress_chain chain = { &target, &job, 1 };
+	char name[] = "10-dropped", text[64];
 	struct duress_held held;
 
 	(void)state;
-	assert_int_equal(duress_spawn_hold(runner, &chain, 1, 30, NULL, NULL, &held), 0);
-	close(job.memfd);
-	close(held.release);
-	assert_int_equal(read(held.done, &c, 1), 0);
-	close(held.done);
+	hold_one_job(runner, name, &held);
+	drop_hold(&held);
 	assert_false(read_ran(text, sizeof(text)));
 }
 
@@ -208,24 +218,15 @@ static void dropped_hold(void **state)
  */
 static void started_without_channel(void **state)
 {
-	char path_env[] = "PATH=/usr/bin:/bin", name[] = "10-old", text[64], c;
-	char *envp[] = { path_env, NULL };
-	char old_start[PATH_MAX], script[PATH_MAX + 64];
-	gid_t groups[] = { getgid() };
-	const struct duress_target target = { getuid(), getgid(), groups, 1, envp };
-	struct duress_job job = { job_fd(&(struct job_spec)SEALED, name), false, name };
-	const struct duress_chain chain = { &target, &job, 1 };
+	char name[] = "10-old", text[64], old_start[PATH_MAX], script[PATH_MAX + 64];
 	struct duress_held held;
 
 	(void)state;
 	snprintf(old_start, sizeof(old_start), "%s/old-start", tmp);
 	snprintf(script, sizeof(script), "#!/bin/sh\nexec %s \"$@\" </dev/null\n", runner);
 	fx_write_text(AT_FDCWD, old_start, script, 0700);
-	assert_int_equal(duress_spawn_hold(old_start, &chain, 1, 30, NULL, NULL, &held), 0);
-	close(job.memfd);
-	close(held.release);
-	assert_int_equal(read(held.done, &c, 1), 0);
-	close(held.done);
+	hold_one_job(old_start, name, &held);
+	drop_hold(&held);
 	assert_true(read_ran(text, sizeof(text)));
 	assert_string_equal(text, "10-old\n");
 }
