@@ -34,7 +34,9 @@
 #     python, expect...) run without it, and should put $DURESS_VALGRIND
 #     (a command prefix, set in this step only) before the programs they start.
 #
-# Environment: NPROC (parallel tests, 2), VALGRIND_TIMEOUT_MULTIPLIER (5),
+# Environment: NPROC (parallel tests, 2), DURESS_TIMEOUT_FACTOR (a whole
+# number that multiplies every timeout; default: the load per core at the
+# start, rounded up), VALGRIND_TIMEOUT_MULTIPLIER (5, times that factor),
 # VALGRIND_SUITES ("unit cli pam"), FUZZ_SECONDS (20),
 # PAM_DIRS ("/etc/pam.d /var/lib/pam /usr/share/pam-configs").
 
@@ -56,6 +58,20 @@ VALGRIND+=" --track-fds=yes --trace-children=no --child-silent-after-fork=yes -q
 VALGRIND+=" --suppressions=$ROOT/tests/valgrind.supp"
 ALL_STEPS="build asan valgrind static man fuzz"
 PAM_DIRS=${PAM_DIRS:-/etc/pam.d /var/lib/pam /usr/share/pam-configs}
+
+# Every bound against a hang, meson's timeouts and the tests' own waits,
+# times one whole factor: DURESS_TIMEOUT_FACTOR as given, or else the load
+# per core when the run starts, rounded up (load 8 on 2 cores: 4; at least 1).
+timeout_factor()
+{
+	local load
+
+	read -r load _ </proc/loadavg
+	awk -v l="$load" -v c="$(nproc)" \
+		'BEGIN { f = l / c; n = int(f); if (n < f) n++; print (n < 1 ? 1 : n) }'
+}
+DURESS_TIMEOUT_FACTOR=${DURESS_TIMEOUT_FACTOR:-$(timeout_factor)}
+export DURESS_TIMEOUT_FACTOR
 
 # The asan variable belongs to the asan step only.
 unset DURESS_PRELOAD_ASAN DURESS_VALGRIND
@@ -139,14 +155,16 @@ parse_meson_summary()
 	fi
 }
 
-# run_meson_test NAME DIR [ARGS...]: sets PASS FAIL SKIP.
+# run_meson_test NAME DIR MULTIPLIER [ARGS...]: meson's timeouts times
+# MULTIPLIER; sets PASS FAIL SKIP.
 run_meson_test()
 {
-	local name=$1 dir=$2 rc
+	local name=$1 dir=$2 mult=$3 rc
 
-	shift 2
-	echo "+ meson test -C $dir --print-errorlogs --num-processes $NPROC $*"
-	meson test -C "$dir" --print-errorlogs --num-processes "$NPROC" "$@" 2>&1 |
+	shift 3
+	echo "+ meson test -C $dir --print-errorlogs --num-processes $NPROC --timeout-multiplier $mult $*"
+	meson test -C "$dir" --print-errorlogs --num-processes "$NPROC" \
+		--timeout-multiplier "$mult" "$@" 2>&1 |
 		tee "$TMP/$name.log"
 	rc=$?
 	parse_meson_summary "$TMP/$name.log" "$rc"
@@ -169,13 +187,13 @@ step_build()
 		record "build" $((SECONDS - t0)) 0 1 0 "build failed"
 		return
 	fi
-	run_meson_test build build
+	run_meson_test build build "$DURESS_TIMEOUT_FACTOR"
 	record "build: meson test" $((SECONDS - t0)) "$PASS" "$FAIL" "$SKIP"
 }
 
 step_asan()
 {
-	local t0=$SECONDS opts nosan=()
+	local t0=$SECONDS opts nosan=() suites
 
 	banner "ASan+UBSan build (build-asan/)"
 	# Without --no-as-needed the linker resolves crypt_r (and other intercepted
@@ -187,9 +205,17 @@ step_asan()
 		record "asan" $((SECONDS - t0)) 0 1 0 "build failed"
 		return
 	fi
-	suites_of build-asan | grep -qx nosan && nosan=(--no-suite nosan)
+	# Read whole first: under pipefail, grep -q leaving early can fail the
+	# pipe, and the nosan tests (VM boots among them) would then run here.
+	suites=$(suites_of build-asan)
+	if ! grep -qx nosan <<<"$suites"; then
+		echo "no suite nosan in build-asan: meson introspect failed?" >&2
+		record "asan" $((SECONDS - t0)) 0 1 0 "suites unknown"
+		return
+	fi
+	nosan=(--no-suite nosan)
 	# The sanitizer runtime's settings come from tests/meson.build's default test setup.
-	run_meson_test asan build-asan "${nosan[@]}"
+	run_meson_test asan build-asan "$DURESS_TIMEOUT_FACTOR" "${nosan[@]}"
 	record "asan: meson test" $((SECONDS - t0)) "$PASS" "$FAIL" "$SKIP"
 }
 
@@ -229,7 +255,7 @@ for name, kind in seen.items():
 step_valgrind()
 {
 	local t0=$SECONDS list elf=() script=() suites=() kind name s
-	local p=0 f=0 k=0
+	local p=0 f=0 k=0 mult=$((VALGRIND_TIMEOUT_MULTIPLIER * DURESS_TIMEOUT_FACTOR))
 
 	banner "valgrind (build/)"
 	if ! command -v valgrind >/dev/null; then
@@ -249,13 +275,13 @@ step_valgrind()
 	done <<<"$list"
 	for s in $VALGRIND_SUITES; do suites+=(--suite "$s"); done
 	if [ ${#elf[@]} -gt 0 ]; then
-		DURESS_VALGRIND=$VALGRIND run_meson_test valgrind build --wrapper "$VALGRIND" \
-			--timeout-multiplier "$VALGRIND_TIMEOUT_MULTIPLIER" "${suites[@]}" "${elf[@]}"
+		DURESS_VALGRIND=$VALGRIND run_meson_test valgrind build "$mult" --wrapper "$VALGRIND" \
+			"${suites[@]}" "${elf[@]}"
 		p=$((p + PASS)) f=$((f + FAIL)) k=$((k + SKIP))
 	fi
 	if [ ${#script[@]} -gt 0 ]; then
-		DURESS_VALGRIND=$VALGRIND run_meson_test valgrind-scripts build \
-			--timeout-multiplier "$VALGRIND_TIMEOUT_MULTIPLIER" "${suites[@]}" "${script[@]}"
+		DURESS_VALGRIND=$VALGRIND run_meson_test valgrind-scripts build "$mult" \
+			"${suites[@]}" "${script[@]}"
 		p=$((p + PASS)) f=$((f + FAIL)) k=$((k + SKIP))
 	fi
 	record "valgrind: meson test" $((SECONDS - t0)) "$p" "$f" "$k" \
@@ -422,6 +448,15 @@ for a in "$@"; do
 done
 [ ${#steps[@]} -eq 0 ] && read -r -a steps <<<"$ALL_STEPS"
 
+# As root, the tests run this tree's programs as other accounts (nobody,
+# test users): a tree they cannot reach (a clone under /root, mode 0700)
+# would fail dozens of them for no bug.  Said once, before anything runs.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+	! setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$ROOT/tools/run-checks.sh"; then
+	echo "run-checks.sh: other accounts cannot read $ROOT (a directory on the way is closed to them, as /root is), and the tests run its programs as them: clone it where every user can read (e.g. /usr/local/src or /srv), or run make check as an ordinary user (the root suites then SKIP)" >&2
+	exit 2
+fi
+
 start=$SECONDS
 pam_snapshot >"$TMP/pam.before"
 for s in "${steps[@]}"; do
@@ -429,7 +464,7 @@ for s in "${steps[@]}"; do
 done
 step_pam_unchanged
 
-banner "summary ($((SECONDS - start))s)"
+banner "summary ($((SECONDS - start))s, timeout factor $DURESS_TIMEOUT_FACTOR)"
 printf '%s\n' "${summary[@]}"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]
