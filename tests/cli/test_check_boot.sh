@@ -322,7 +322,7 @@ else
 	expect "a companion elsewhere, not in the initramfs: missing, by its path" \
 		"ERROR: the initramfs $T/initrd.comp is older than $B ($T/wipe.conf missing); fix: sudo update-initramfs -u"
 	rm "$B/alert.conf" "$T/wipe.conf"
-	sign "$B/alert" && sign "$B/initramfs-wipe"
+	sign --no-also "$B/alert" && sign --no-also "$B/initramfs-wipe"
 
 	# The helper this system has must be in the initramfs too: shown in a
 	# private mount namespace, with a tmpfs where the installed one would be.
@@ -492,7 +492,7 @@ boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
 expect "a boot action's config bound by its signature: its companion, said as such" \
 	"$B/initramfs-wipe.conf: companion of initramfs-wipe (bound by its signature)"
 check_why "... with no 'ignored: not an action' line" "got: $out" test -z "$(grep 'ignored' <<<"$out")"
-rm "$B/initramfs-wipe.conf" && sign "$B/initramfs-wipe"
+rm "$B/initramfs-wipe.conf" && sign --no-also "$B/initramfs-wipe"
 
 # A PAM stack without the module (no profile enabled), the boot directory there.
 P=$T/pam-bootonly
