@@ -30,7 +30,7 @@ struct need {
 	char program[MAX_ALTERNATIVES][WORD_SIZE];
 	char package[MAX_ALTERNATIVES][WORD_SIZE];
 	size_t n;
-	char key[WORD_SIZE];      /* "": no condition */
+	char setting[WORD_SIZE];  /* the config's KEY of the condition; "": none */
 	char words[LINE_MAX_LEN]; /* "a,b"; "": any value */
 };
 
@@ -90,7 +90,7 @@ static bool parse_condition(char *cond, struct need *n)
 		*eq = '\0';
 	if (!is_word(cond, "_") || (eq && !is_word(eq + 1, "._+-,")))
 		return false;
-	snprintf(n->key, sizeof(n->key), "%s", cond);
+	snprintf(n->setting, sizeof(n->setting), "%s", cond);
 	snprintf(n->words, sizeof(n->words), "%s", eq ? eq + 1 : "");
 	return true;
 }
@@ -138,15 +138,15 @@ static bool has_word(const char *value, size_t len, const char *words)
 /* Whether n counts for this config (NULL: unknown, so it does). */
 static bool condition_holds(const struct need *n, const char *config, size_t len)
 {
-	size_t pos = 0, l = 0, klen = strlen(n->key);
+	size_t pos = 0, l = 0, slen = strlen(n->setting);
 	const char *line = NULL;
 
-	if (!*n->key || !config)
+	if (!*n->setting || !config)
 		return true;
 	while (next_line(config, len, &pos, &line, &l))
-		if (l > klen && memcmp(line, n->key, klen) == 0 && line[klen] == '=' &&
-		    (*n->words ? has_word(line + klen + 1, l - klen - 1, n->words) :
-				 strspn(line + klen + 1, " \t\r") < l - klen - 1))
+		if (l > slen && memcmp(line, n->setting, slen) == 0 && line[slen] == '=' &&
+		    (*n->words ? has_word(line + slen + 1, l - slen - 1, n->words) :
+				 strspn(line + slen + 1, " \t\r") < l - slen - 1))
 			return true;
 	return false;
 }
