@@ -1306,8 +1306,9 @@ static int install(const struct add_opts *o, struct example *ex, const struct du
 	if (plan(o, ex, mo, &j) < 0)
 		return 1;
 	/* Said before the password: the user may rather install what it needs first. */
-	duress_requires_warn(ex->name, ex->script.data, ex->script.len,
-			     ex->has_conf ? ex->conf.data : "", ex->has_conf ? ex->conf.len : 0);
+	duress_requires_warn(ex->name, o->global || o->boot || getuid() == 0, ex->script.data,
+			     ex->script.len, ex->has_conf ? ex->conf.data : "",
+			     ex->has_conf ? ex->conf.len : 0);
 	if (duress_read_password(o->from_stdin, true, &pw) < 0)
 		return 1;
 	duress_ending_catch(&ending);

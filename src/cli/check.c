@@ -76,12 +76,14 @@ enum verdict {
 	VERDICT_UNSEEN, /* not readable by the caller (not root), which the module is */
 };
 
-/* Rights that cannot be given back are an internal error: nothing more runs with them. */
-static _Noreturn void rights_not_given_back(void)
+/* An internal error, such as rights that cannot be given back: nothing more runs. */
+static _Noreturn void fail_closed(const char *why)
 {
-	fputs("duress: cannot give back the rights a user's file was read with\n", stderr);
+	fprintf(stderr, "duress: %s\n", why);
 	exit(2);
 }
+
+#define RIGHTS_NOT_GIVEN_BACK "cannot give back the rights a user's file was read with"
 
 static void check_usage(FILE *out)
 {
@@ -208,7 +210,7 @@ static const char *shebang_problem(const struct duress_dir *dir, const struct du
 	n = read(f.fd, head, sizeof(head));
 	/* Rights that cannot be given back are an internal error: nothing more runs with them. */
 	if (duress_file_close(&f) < 0)
-		rights_not_given_back();
+		fail_closed(RIGHTS_NOT_GIVEN_BACK);
 	duress_shebang_parse(head, n > 0 ? (size_t)n : 0, &sb);
 	if (!sb.interp)
 		return NULL;
@@ -237,7 +239,8 @@ static const char *will_fail(const struct duress_dir *dir, const struct duress_a
 	if (why)
 		return why;
 	if (duress_requires_of_action(dir, a, &m) < 0)
-		rights_not_given_back();
+		fail_closed("cannot read what an action needs (no memory, or the rights a user's "
+			    "file is read with)");
 	return m.n ? duress_missing_say(&m, buf, len) : NULL;
 }
 
@@ -538,7 +541,7 @@ static int check_dir(const char *path, enum duress_scope scope, const struct pas
 		tell_user_costs(shown, &dir, owner->pw_name);
 	if (!only && duress_tells_dir(shown, &dir, owner ? owner->pw_dir : NULL,
 				      owner ? owner->pw_name : NULL) < 0) {
-		rights_not_given_back();
+		fail_closed(RIGHTS_NOT_GIVEN_BACK);
 	}
 	duress_dir_free(&dir);
 	return bad;
@@ -1047,13 +1050,18 @@ static bool any_module_line(const char *pam_dir, char *const *services, int n)
 	return found;
 }
 
-/* Whether the boot directory exists: a disk-unlock prompt set up, or being set up. */
-static bool boot_dir_exists(const struct check_opts *o)
+/*
+ * The boot directory the disk-unlock prompt's section is about (named, or
+ * there: a prompt set up, or being set up), or NULL when there is none.
+ */
+static const char *boot_dir_of(const struct check_opts *o)
 {
 	const char *dir = o->boot_dir ? o->boot_dir : DURESS_BOOT_DIR;
 	struct stat st;
 
-	return *dir && lstat(dir, &st) == 0;
+	if (!*dir || (!o->boot_dir && lstat(dir, &st) < 0 && errno == ENOENT))
+		return NULL;
+	return dir;
 }
 
 /*
@@ -1084,7 +1092,7 @@ static int check_stack(struct stack_report *rep, const struct check_opts *o)
 		}
 		puts(n ? "" : " none (name one with --service)");
 		rep->bad += n == 0;
-		rep->boot_only = n > 0 && boot_dir_exists(o) &&
+		rep->boot_only = n > 0 && boot_dir_of(o) &&
 				 !any_module_line(rep->pam_dir, found, n);
 	}
 	if (rep->boot_only)
@@ -1206,18 +1214,15 @@ static void report_no_dracut(const struct duress_dracut *d, bool boot_actions)
  */
 static void report_crypttab_slots(const char *path)
 {
-	static char buf[DURESS_CRYPTTAB_MAX + 1];
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], prefix[sizeof(shown) + 16];
-	ssize_t len = duress_read_small_at(AT_FDCWD, path, 0, buf, DURESS_CRYPTTAB_MAX, NULL);
-	char *rest = buf, *f[4];
+	ssize_t len;
+	char *buf = duress_crypttab_read(AT_FDCWD, path, 0, &len), *rest = buf, *f[4];
 
-	if (len < 0)
-		return;
-	buf[len] = '\0';
 	snprintf(prefix, sizeof(prefix), "crypttab %s", duress_escape(path, shown, sizeof(shown)));
-	while (duress_crypttab_next(&rest, f))
+	while (buf && duress_crypttab_next(&rest, f))
 		if (f[0] && f[0][0] != '#' && f[1])
 			(void)duress_keyslots_report(prefix, f[1], false);
+	free(buf);
 }
 
 /*
@@ -1253,11 +1258,10 @@ static int report_keyscript_line(const char *shown, unsigned no, char *f[4], boo
 static int report_crypttab(const char *path, const struct duress_dracut *d, bool boot_actions,
 			   bool say_ok, struct duress_keyscript_disks *disks)
 {
-	static char buf[DURESS_CRYPTTAB_MAX + 1];
 	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
 	const char *why = "no line uses the keyscript";
-	ssize_t len = duress_read_small_at(AT_FDCWD, path, 0, buf, DURESS_CRYPTTAB_MAX, NULL);
-	char *rest = NULL, *f[4];
+	ssize_t len;
+	char *buf = duress_crypttab_read(AT_FDCWD, path, 0, &len), *rest = buf, *f[4];
 	unsigned no = 0;
 	int problems = 0;
 
@@ -1266,20 +1270,16 @@ static int report_crypttab(const char *path, const struct duress_dracut *d, bool
 		why = "no such file";
 	else if (len < 0)
 		why = len == -EFBIG ? "cannot check: over 64 KiB" : "cannot check: unreadable";
-	if (len >= 0) {
-		buf[len] = '\0';
-		rest = buf;
-	}
-	while (rest && duress_crypttab_next(&rest, f)) {
+	while (rest && duress_crypttab_next(&rest, f) && (say_ok || disks->n == 0)) {
 		no++;
 		if (!f[0] || f[0][0] == '#' || !f[3] || !duress_crypttab_uses_keyscript(f[3]))
 			continue;
-		if (!say_ok) {
+		if (say_ok)
+			problems += report_keyscript_line(shown, no, f, boot_actions, disks);
+		else
 			disks->n++;
-			return 0;
-		}
-		problems += report_keyscript_line(shown, no, f, boot_actions, disks);
 	}
+	free(buf);
 	if (disks->n > 0)
 		return problems;
 	if (d->builder)
@@ -1323,17 +1323,6 @@ static int report_unlock_hook(const struct duress_dracut *d, const char *cryptta
 	if (boot_actions)
 		report_crypttab_slots(crypttab ? crypttab : CRYPTTAB_DEFAULT);
 	return 0;
-}
-
-/* The boot directory the section is about, or NULL when there is none. */
-static const char *boot_dir_of(const struct check_opts *o)
-{
-	const char *dir = o->boot_dir ? o->boot_dir : DURESS_BOOT_DIR;
-	struct stat st;
-
-	if (!*dir || (!o->boot_dir && lstat(dir, &st) < 0 && errno == ENOENT))
-		return NULL;
-	return dir;
 }
 
 /*

@@ -3,12 +3,21 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Reading crypttab(5): /etc/crypttab, and the cryptroot/crypttab of an initramfs. */
 
 #define DURESS_CRYPTTAB_MAX ((size_t)64 * 1024) /* bytes read of one */
 #define DURESS_KEYSCRIPT_DISKS 8                /* crypttab lines using the keyscript, kept */
 #define DURESS_CRYPTTAB_NAME 256                /* a target name's size, kept */
+
+/*
+ * The whole of a crypttab (name at dir_fd, AT_FDCWD: a path; open_flags as
+ * duress_read_small_at()'s), at most DURESS_CRYPTTAB_MAX bytes, in memory
+ * that ends with a NUL, to free().  NULL with *ret_len -errno (-EFBIG:
+ * longer; -ENOMEM), else *ret_len is its length.
+ */
+char *duress_crypttab_read(int dir_fd, const char *name, int open_flags, ssize_t *ret_len);
 
 /*
  * The next line of a crypttab read into memory (changed), split into its

@@ -642,19 +642,16 @@ static bool regular_below(int root, const char *path)
 static void read_cryptroot(int root, const struct duress_keyscript_disks *disks,
 			   struct cryptroot *cr)
 {
-	char *buf = malloc(DURESS_CRYPTTAB_MAX + 1), *rest = buf, *f[4];
 	int dir = open_below(root, "cryptroot", true);
-	ssize_t len = buf && dir >= 0 ? duress_read_small_at(dir, "crypttab", O_NOFOLLOW, buf,
-							     DURESS_CRYPTTAB_MAX, NULL) :
-					-1;
+	ssize_t len = -1;
+	char *buf = dir >= 0 ? duress_crypttab_read(dir, "crypttab", O_NOFOLLOW, &len) : NULL;
+	char *rest = buf, *f[4];
 
-	*cr = (struct cryptroot){ .table = len >= 0,
+	*cr = (struct cryptroot){ .table = buf != NULL,
 				  .keyscript = regular_below(root, DURESS_KEYSCRIPT_PATH) };
 	if (dir >= 0)
 		close(dir);
-	if (len >= 0)
-		buf[len] = '\0';
-	while (len >= 0 && duress_crypttab_next(&rest, f))
+	while (buf && duress_crypttab_next(&rest, f))
 		for (size_t i = 0; f[0] && i < disks->n; i++)
 			if (strcmp(f[0], disks->name[i]) == 0)
 				cr->disk[i] = f[3] && duress_crypttab_uses_keyscript(f[3]) ?

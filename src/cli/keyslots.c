@@ -179,29 +179,11 @@ static int report_absent(const char *prefix, const char *shown, bool keyscript_d
 	return 1;
 }
 
-int duress_keyslots_report(const char *prefix, const char *source, bool keyscript_disk)
+/* The line on the key slots luksDump's text (changed) shows of dev (shown). */
+static void report_slots(const char *prefix, const char *shown, char *text)
 {
-	static char text[DUMP_MAX];
-	char dev[PATH_MAX], shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
-	const char *why = NULL;
 	unsigned slots, preferred;
-	struct stat st;
 
-	if (!device_path(source, dev, sizeof(dev))) {
-		printf("%s: WARN: cannot tell the key slots of %s: not a device path, UUID=, "
-		       "PARTUUID= or LABEL=; fix: check them by hand (docs/boot.md, Timing)\n",
-		       prefix, duress_escape(source, shown, sizeof(shown)));
-		return 0;
-	}
-	duress_escape(dev, shown, sizeof(shown));
-	if (stat(dev, &st) < 0 && (errno == ENOENT || errno == ENOTDIR))
-		return report_absent(prefix, shown, keyscript_disk);
-	if (dump(dev, text, sizeof(text), &why) < 0) {
-		printf("%s: WARN: cannot tell the key slots of %s: %s; fix: run duress check as "
-		       "root, with cryptsetup installed\n",
-		       prefix, shown, why);
-		return 0;
-	}
 	count_slots(text, &slots, &preferred);
 	if (preferred > 0)
 		printf("%s: OK: %s tries its preferred key slot first\n", prefix, shown);
@@ -220,5 +202,30 @@ int duress_keyslots_report(const char *prefix, const char *source, bool keyscrip
 		printf("%s: WARN: cannot tell the key slots of %s: no LUKS2 key slot in cryptsetup "
 		       "luksDump's output (LUKS1?); fix: check them by hand (docs/boot.md, Timing)\n",
 		       prefix, shown);
+}
+
+int duress_keyslots_report(const char *prefix, const char *source, bool keyscript_disk)
+{
+	char dev[PATH_MAX], shown[DURESS_ESCAPED_SIZE(PATH_MAX)], *text;
+	const char *why = "no memory";
+	struct stat st;
+
+	if (!device_path(source, dev, sizeof(dev))) {
+		printf("%s: WARN: cannot tell the key slots of %s: not a device path, UUID=, "
+		       "PARTUUID= or LABEL=; fix: check them by hand (docs/boot.md, Timing)\n",
+		       prefix, duress_escape(source, shown, sizeof(shown)));
+		return 0;
+	}
+	duress_escape(dev, shown, sizeof(shown));
+	if (stat(dev, &st) < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return report_absent(prefix, shown, keyscript_disk);
+	text = malloc(DUMP_MAX);
+	if (!text || dump(dev, text, DUMP_MAX, &why) < 0)
+		printf("%s: WARN: cannot tell the key slots of %s: %s; fix: run duress check as "
+		       "root, with cryptsetup installed\n",
+		       prefix, shown, why);
+	else
+		report_slots(prefix, shown, text);
+	free(text);
 	return 0;
 }

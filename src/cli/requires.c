@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/dracut.h"
+#include "core/runner.h"
 
 #define PREFIX "# Requires: "
 #define CONFIG_PREFIX "CONFIG="
@@ -118,21 +118,42 @@ static bool parse_need(const char *text, size_t len, struct need *n)
 	       !strtok_r(NULL, " \t", &save);
 }
 
+/* The next word of text (len bytes) from *pos, split at the characters of seps; false at the end. */
+static bool next_word(const char *text, size_t len, const char *seps, size_t *pos,
+		      const char **word, size_t *word_len)
+{
+	while (*pos < len && strchr(seps, text[*pos]))
+		(*pos)++;
+	if (*pos >= len)
+		return false;
+	*word = text + *pos;
+	while (*pos < len && !strchr(seps, text[*pos]))
+		(*pos)++;
+	*word_len = (size_t)(text + *pos - *word);
+	return true;
+}
+
 /* Whether value (len bytes) has one of the comma-separated words among its own (commas, blanks). */
 static bool has_word(const char *value, size_t len, const char *words)
 {
-	char buf[LINE_MAX_LEN], want[LINE_MAX_LEN], *save = NULL;
+	size_t vpos = 0, vlen = 0, wlen = 0, n = strlen(words);
+	const char *v = NULL, *w = NULL;
 
-	snprintf(buf, sizeof(buf), "%.*s", (int)len, value);
-	for (char *v = strtok_r(buf, ", \t\r", &save); v; v = strtok_r(NULL, ", \t\r", &save)) {
-		char *wsave = NULL;
-
-		snprintf(want, sizeof(want), "%s", words);
-		for (char *w = strtok_r(want, ",", &wsave); w; w = strtok_r(NULL, ",", &wsave))
-			if (strcmp(v, w) == 0)
+	/* strchr() finds the NUL too: a NUL in the value splits it as a blank does. */
+	while (next_word(value, len, ", \t\r", &vpos, &v, &vlen))
+		for (size_t wpos = 0; next_word(words, n, ",", &wpos, &w, &wlen);)
+			if (wlen == vlen && memcmp(v, w, vlen) == 0)
 				return true;
-	}
 	return false;
+}
+
+/* Whether the value (len bytes) has a character other than blanks. */
+static bool has_value(const char *value, size_t len)
+{
+	size_t pos = 0, l = 0;
+	const char *w = NULL;
+
+	return next_word(value, len, " \t\r", &pos, &w, &l);
 }
 
 /* Whether n counts for this config (NULL: unknown, so it does). */
@@ -146,7 +167,7 @@ static bool condition_holds(const struct need *n, const char *config, size_t len
 	while (next_line(config, len, &pos, &line, &l))
 		if (l > slen && memcmp(line, n->setting, slen) == 0 && line[slen] == '=' &&
 		    (*n->words ? has_word(line + slen + 1, l - slen - 1, n->words) :
-				 strspn(line + slen + 1, " \t\r") < l - slen - 1))
+				 has_value(line + slen + 1, l - slen - 1)))
 			return true;
 	return false;
 }
@@ -159,18 +180,16 @@ static bool executable(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* Whether program (a name, or an absolute path) is installed. */
-static bool installed(const char *program)
+/* Whether program (a name, or an absolute path) is installed where the action looks. */
+static bool installed(const char *program, bool as_root)
 {
-	const char *env = getenv("PATH");
-	char search[PATH_MAX * 4], path[PATH_MAX], *save = NULL;
+	char search[PATH_MAX], path[PATH_MAX], *save = NULL;
 
 	if (program[0] == '/')
 		return executable(program);
-	snprintf(search, sizeof(search), "%s:" EXTRA_PATH, env && *env ? env : DURESS_DEFAULT_PATH);
+	snprintf(search, sizeof(search), "%s:" EXTRA_PATH, duress_action_path(as_root));
 	for (char *d = strtok_r(search, ":", &save); d; d = strtok_r(NULL, ":", &save))
-		if (d[0] == '/' &&
-		    snprintf(path, sizeof(path), "%s/%s", d, program) < (int)sizeof(path) &&
+		if (snprintf(path, sizeof(path), "%s/%s", d, program) < (int)sizeof(path) &&
 		    executable(path))
 			return true;
 	return false;
@@ -187,18 +206,17 @@ static void append(char *buf, size_t size, const char *sep, const char *word)
 /* Adds a need none of whose programs is installed to m. */
 static void add_missing(const struct need *n, struct duress_missing *m)
 {
-	for (size_t i = 0; i < n->n; i++)
-		append(m->programs, sizeof(m->programs),
-		       i    ? " or " :
-		       m->n ? ", " :
-			      "",
-		       n->program[i]);
+	for (size_t i = 0; i < n->n; i++) {
+		const char *sep = i ? " or " : m->n ? ", " : "";
+
+		append(m->programs, sizeof(m->programs), sep, n->program[i]);
+	}
 	append(m->packages, sizeof(m->packages), m->n ? " " : "", n->package[0]);
 	m->n++;
 }
 
 void duress_requires_missing(const char *script, size_t len, const char *config, size_t config_len,
-			     struct duress_missing *m)
+			     bool as_root, struct duress_missing *m)
 {
 	size_t pos = 0, l = 0, plen = strlen(PREFIX);
 	const char *line = NULL;
@@ -214,7 +232,7 @@ void duress_requires_missing(const char *script, size_t len, const char *config,
 		    !condition_holds(&n, config, config_len))
 			continue;
 		for (size_t i = 0; i < n.n && !met; i++)
-			met = installed(n.program[i]);
+			met = installed(n.program[i], as_root);
 		if (!met)
 			add_missing(&n, m);
 	}
@@ -236,7 +254,7 @@ const char *duress_missing_say(const struct duress_missing *m, char *buf, size_t
 /*
  * Up to size bytes of name (at at_fd), opened as kind with dir's rights and
  * judged as the module judges it: the length; UNREADABLE; or -1 when the
- * rights cannot be given back.
+ * rights cannot be switched or given back (an internal error).
  */
 static ssize_t read_judged(const struct duress_dir *dir, int at_fd, const char *name,
 			   enum duress_file_kind kind, char *buf, size_t size)
@@ -246,11 +264,9 @@ static ssize_t read_judged(const struct duress_dir *dir, int at_fd, const char *
 	struct duress_file f;
 	size_t len = 0;
 	ssize_t n = 1;
-	bool opened;
+	int r = duress_open_file(at_fd, name, kind, &t, true, &f);
+	bool opened = r == 0 && f.fd >= 0;
 
-	if (duress_open_file(at_fd, name, kind, &t, true, &f) < 0)
-		return UNREADABLE;
-	opened = f.fd >= 0;
 	while (opened && len < size && n > 0) {
 		n = read(f.fd, buf + len, size - len);
 		if (n < 0 && errno == EINTR)
@@ -258,7 +274,7 @@ static ssize_t read_judged(const struct duress_dir *dir, int at_fd, const char *
 		else if (n > 0)
 			len += (size_t)n;
 	}
-	if (duress_file_close(&f) < 0)
+	if (duress_file_close(&f) < 0 || r < 0)
 		return -1;
 	return !opened || n < 0 ? UNREADABLE : (ssize_t)len;
 }
@@ -283,7 +299,7 @@ int duress_requires_of_action(const struct duress_dir *dir, const struct duress_
 			      struct duress_missing *m)
 {
 	char *head = malloc(HEAD_MAX), *config = malloc(CONFIG_MAX), path[PATH_MAX];
-	ssize_t len = UNREADABLE, config_len = 0; /* no CONFIG= line: an empty config */
+	ssize_t len = -1, config_len = 0; /* no CONFIG= line: an empty config */
 
 	*m = (struct duress_missing){ 0 };
 	if (head && config)
@@ -294,19 +310,20 @@ int duress_requires_of_action(const struct duress_dir *dir, const struct duress_
 	/* A config that cannot be read meets every condition. */
 	if (len > 0 && config_len != -1)
 		duress_requires_missing(head, (size_t)len, config_len >= 0 ? config : NULL,
-					config_len >= 0 ? (size_t)config_len : 0, m);
+					config_len >= 0 ? (size_t)config_len : 0, dir->owner == 0,
+					m);
 	free(head);
 	free(config);
 	return len == -1 || config_len == -1 ? -1 : 0;
 }
 
-void duress_requires_warn(const char *name, const char *script, size_t len, const char *config,
-			  size_t config_len)
+void duress_requires_warn(const char *name, bool as_root, const char *script, size_t len,
+			  const char *config, size_t config_len)
 {
 	struct duress_missing m;
 	char say[2 * DURESS_MISSING_TEXT + 64];
 
-	duress_requires_missing(script, len, config, config_len, &m);
+	duress_requires_missing(script, len, config, config_len, as_root, &m);
 	if (m.n)
 		fprintf(stderr, "duress add: warning: %s will not work: %s\n", name,
 			duress_missing_say(&m, say, sizeof(say)));

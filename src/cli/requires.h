@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/actions.h"
@@ -12,8 +13,10 @@
  *   # Requires: PROGRAM[:PACKAGE][|PROGRAM[:PACKAGE]]... [if KEY[=WORD[,WORD]...]]
  *
  * One need a line, met when any of its programs is installed: a name found
- * in PATH (or /usr/sbin, /sbin, which the examples add to theirs), or an
- * absolute path, an executable regular file.  PACKAGE is the Debian package
+ * in the PATH the action gets (duress_action_path(): root's for a global
+ * action, a user's for theirs; and /usr/sbin, /sbin, which the examples add
+ * to theirs), not the caller's; or an absolute path; an executable regular
+ * file.  PACKAGE is the Debian package
  * that has the program (default: its own name), for the fix.  With "if
  * KEY", the need counts only when the action's config (the file its
  * CONFIG= line names) has a KEY= line with a value, one of the WORDs among
@@ -31,11 +34,12 @@ struct duress_missing {
 };
 
 /*
- * The needs of script (its first len bytes) not met on this system; config
- * is the text of its config (NULL: it cannot be read).
+ * The needs of script (its first len bytes) not met on this system for an
+ * action run as root (as_root) or as a user; config is the text of its
+ * config (NULL: it cannot be read).
  */
 void duress_requires_missing(const char *script, size_t len, const char *config, size_t config_len,
-			     struct duress_missing *m);
+			     bool as_root, struct duress_missing *m);
 
 /*
  * What to say of m (n > 0) after "WILL FAIL: ": "a program it needs is
@@ -46,18 +50,19 @@ const char *duress_missing_say(const struct duress_missing *m, char *buf, size_t
 
 /*
  * duress add's warning, on stderr before it asks for the password: the
- * example name will not work, what it misses and the fix (nothing when it
- * misses nothing).  config: its config, as it will be installed (NULL:
- * none can be read).
+ * example name (run as root: as_root) will not work, what it misses and
+ * the fix (nothing when it misses nothing).  config: its config, as it
+ * will be installed (NULL: none can be read).
  */
-void duress_requires_warn(const char *name, const char *script, size_t len, const char *config,
-			  size_t config_len);
+void duress_requires_warn(const char *name, bool as_root, const char *script, size_t len,
+			  const char *config, size_t config_len);
 
 /*
  * duress check's view of an armed action of dir: its head and the config
  * its CONFIG= line names, read with the directory's rights, as the module
  * opens them.  Fills *m (nothing missing when the action cannot be read).
- * Returns 0, or -1 when the rights a file was read with cannot be given back.
+ * Returns 0, or -1 on an internal error (no memory, or rights that cannot
+ * be switched or given back): fail closed.
  */
 int duress_requires_of_action(const struct duress_dir *dir, const struct duress_action *a,
 			      struct duress_missing *m);

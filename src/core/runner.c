@@ -19,9 +19,6 @@
 
 #include "account.h"
 
-#define ROOT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-#define USER_PATH "/usr/local/bin:/usr/bin:/bin"
-
 static int env_add(char **envp, size_t *n, const char *key, const char *value)
 {
 	if (!value)
@@ -41,7 +38,7 @@ static int build_env(struct duress_target *t, const struct passwd *pw,
 		const char *key;
 		const char *value;
 	} vars[] = {
-		{ "PATH", pw->pw_uid == 0 ? ROOT_PATH : USER_PATH },
+		{ "PATH", duress_action_path(pw->pw_uid == 0) },
 		{ "HOME", pw->pw_dir },
 		{ "USER", pw->pw_name },
 		{ "LOGNAME", pw->pw_name },

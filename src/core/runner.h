@@ -25,6 +25,16 @@ struct duress_pam_items {
  */
 int duress_fd_above_stdio(int fd);
 
+/*
+ * The PATH an action gets: root's (global and boot actions) or a user's.
+ * duress check looks up what an action needs in it (cli/requires.h).
+ */
+static inline const char *duress_action_path(bool as_root)
+{
+	return as_root ? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" :
+			 "/usr/local/bin:/usr/bin:/bin";
+}
+
 /* The variable a rehearsal adds to the actions' environment (docs/rehearsal.md). */
 #define DURESS_REHEARSE_ENV "DURESS_REHEARSE=1"
 

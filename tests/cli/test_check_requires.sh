@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # What an action needs installed: its "# Requires:" lines (docs/actions.md,
-# What an action needs).  With a PATH that lacks curl and wget (a minimal
-# Debian), duress add warns before it asks for the password and duress
-# check says WILL FAIL with the fix for the alert example; ARMED once either
-# is there, or when its config asks for no HTTP transport.  Then the forms
-# of the line, on actions made here.  Runs as any user.  TAP output.
+# What an action needs), looked up in the PATH the action will get, not the
+# caller's.  As root, in a private mount namespace where curl and wget are
+# hidden (a minimal Debian) and /usr/local/bin is a tmpfs to put them back:
+# duress add warns before it asks for the password and duress check says
+# WILL FAIL with the fix for the alert example; ARMED once either is there,
+# or when its config asks for no HTTP transport.  Then, as any user, the
+# forms of the line on actions made here.  TAP output.
 # Usage: test_check_requires.sh DURESS EXAMPLES_DIR
 set -u
 DURESS=$1
@@ -13,20 +15,32 @@ EXAMPLES=$2
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 
-# The examples add /usr/sbin and /sbin to their PATH, and so does the lookup.
-for d in /usr/sbin /sbin; do
-	[ ! -e "$d/curl" ] && [ ! -e "$d/wget" ] || skip_all "$d has curl or wget: no PATH can lack them"
-done
-# A PATH of everything in /usr/bin and /bin but curl and wget (the valgrind
-# step's valgrind is there too); one with a curl, one with a wget.
-mkdir "$T/nohttp" "$T/curl" "$T/wget"
-for f in /usr/bin/* /bin/*; do
-	case ${f##*/} in curl | wget) continue ;; esac
-	[ -e "$T/nohttp/${f##*/}" ] || ln -s "$f" "$T/nohttp/${f##*/}"
-done
-printf '#!/bin/sh\nexit 0\n' >"$T/curl/curl" && cp "$T/curl/curl" "$T/wget/wget"
-chmod 755 "$T/curl/curl" "$T/wget/wget"
-NOHTTP=$T/nohttp
+# The directories an action run as root looks in (duress_action_path(), and
+# the examples' /usr/sbin and /sbin).
+ACTION_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+if [ "$(id -u)" -eq 0 ] && [ -z "${DURESS_PRIVATE_MOUNTS:-}" ] && command -v unshare >/dev/null; then
+	rmdir "$T"
+	DURESS_PRIVATE_MOUNTS=1 exec unshare -m --propagation private -- "$0" "$@"
+fi
+# hide_http: in this namespace, curl and wget are gone from every directory
+# of ACTION_PATH (an empty file that is not executable in their place), and
+# /usr/local/bin is an empty tmpfs.
+hide_http() {
+	local d p
+	: >"$T/not-installed"
+	IFS=: read -ra dirs <<<"$ACTION_PATH"
+	for d in "${dirs[@]}"; do
+		for p in curl wget; do
+			[ ! -e "$d/$p" ] || mount --bind "$T/not-installed" "$d/$p" || return 1
+		done
+	done
+	mount -t tmpfs -o mode=755 no-http /usr/local/bin
+}
+# install_http NAME|none: NAME (a stand-in) alone in /usr/local/bin.
+install_http() {
+	rm -f /usr/local/bin/curl /usr/local/bin/wget
+	[ "$1" = none ] || { printf '#!/bin/sh\nexit 0\n' >"/usr/local/bin/$1" && chmod 755 "/usr/local/bin/$1"; }
+}
 # The fix names apt-get where the system has it.
 if [ -x /usr/bin/apt-get ]; then FIX="sudo apt-get install curl"; else FIX="install curl or wget"; fi
 NEEDS="a program it needs is missing: curl or wget; fix: $FIX"
@@ -38,9 +52,9 @@ mkdir "$T/pam"
 echo "auth sufficient pam_duress.so user_dir=$T/%u" >"$T/pam/common-auth"
 echo "@include common-auth" >"$T/pam/login"
 add() { duress add --pam-dir "$T/pam" --examples-dir "$EXAMPLES" --memlimit 8K --opslimit 1 --allow-weak-cost "$@"; }
-# check_in PATH_DIR [DIR]: duress check of the per-user directory, with that PATH; $out, $rc.
+# check_in [DIR]: duress check of the per-user directory; $out, $rc.
 check_in() {
-	out=$(PATH=$1 "$DURESS" check --pam-dir "" --user-dir "${2:-$TD}" --global-dir "" --boot-dir "" 2>&1)
+	out=$("$DURESS" check --pam-dir "" --user-dir "${1:-$TD}" --global-dir "" --boot-dir "" 2>&1)
 	rc=$?
 }
 # has DESCRIPTION EXIT LINE: the exit status was EXIT and $out has the whole LINE.
@@ -54,26 +68,49 @@ has() {
 }
 
 # --- the alert example on a machine without an HTTP client -----------------------------------
-out=$(echo "$PW" | PATH=$NOHTTP add alert --stdin --set NTFY_URL=https://ntfy.example/topic 2>"$T/err")
-rc=$?
-has "add alert, no curl nor wget: the check line says WILL FAIL, with the apt-get fix; exit 1" 1 \
-	"$TD/alert: WILL FAIL: $NEEDS"
-check_why "add alert, no curl nor wget: its first line on stderr, before the password, says so" \
-	"got: $(cat "$T/err")" test "$(head -n 1 "$T/err")" = "duress add: warning: alert will not work: $NEEDS"
-check "add alert: still installed and signed (the tools may come later)" test -s "$TD/alert.sig"
-check_in "$NOHTTP"
-has "check, no curl nor wget: WILL FAIL with the fix" 1 "$TD/alert: WILL FAIL: $NEEDS"
-has "check, no curl nor wget: not every action is armed" 1 "not every action is armed"
-has "check: the config add installed is its companion, not a stray file" 1 \
-	"$TD/alert.conf: companion of alert (bound by its signature)"
-check_in "$T/curl:$NOHTTP"
-has "check, curl installed: ARMED" 0 "$TD/alert: ARMED"
-check_in "$T/wget:$NOHTTP"
-has "check, wget alone installed: ARMED (either one)" 0 "$TD/alert: ARMED"
-out=$(echo "$PW" | PATH=$NOHTTP add alert --stdin --force --set TRANSPORTS=mail --set MAIL_TO=me@example.org 2>"$T/err")
-rc=$?
-has "add alert for mail alone, no curl nor wget: ARMED (no HTTP transport, no need)" 0 "$TD/alert: ARMED"
-check_why "... and no warning" "got: $(cat "$T/err")" fails grep -q "will not work" "$T/err"
+ALERT_TESTS=("add alert, no curl nor wget: WILL FAIL" "add alert: the warning before the password"
+	"add alert: still installed" "the alert itself, no curl nor wget: exit 1, says so" "check: WILL FAIL" "check: not every action is armed"
+	"check: the config is its companion" "check: curl in the caller's PATH alone does not count"
+	"check: curl" "check: wget" "add alert for mail alone: ARMED" "... and no warning")
+if [ -z "${DURESS_PRIVATE_MOUNTS:-}" ]; then
+	for t in "${ALERT_TESTS[@]}"; do skip "$t (needs root: curl and wget hidden in a private mount namespace)"; done
+elif ! hide_http; then
+	setup_failed "curl and wget hidden in a private mount namespace"
+else
+	install_http none
+	out=$(echo "$PW" | add alert --stdin --set NTFY_URL=https://ntfy.example/topic 2>"$T/err")
+	rc=$?
+	has "add alert, no curl nor wget: the check line says WILL FAIL, with the apt-get fix; exit 1" 1 \
+		"$TD/alert: WILL FAIL: $NEEDS"
+	check_why "add alert, no curl nor wget: its first line on stderr, before the password, says so" \
+		"got: $(cat "$T/err")" test "$(head -n 1 "$T/err")" = "duress add: warning: alert will not work: $NEEDS"
+	check "add alert: still installed and signed (the tools may come later)" test -s "$TD/alert.sig"
+	out=$(cd / && env -i PATH="$ACTION_PATH" /bin/sh "$TD/alert" 2>&1 </dev/null)
+	rc=$?
+	check_why "the alert itself, no curl nor wget: exit 1, says so (its Requires: line tells the truth)" \
+		"got (exit $rc): $out" test "$rc" -eq 1 -a "$out" = "alert: wget is not installed (curl or wget is needed)"
+	check_in
+	has "check, no curl nor wget: WILL FAIL with the fix" 1 "$TD/alert: WILL FAIL: $NEEDS"
+	has "check, no curl nor wget: not every action is armed" 1 "not every action is armed"
+	has "check: the config add installed is its companion, not a stray file" 1 \
+		"$TD/alert.conf: companion of alert (bound by its signature)"
+	mkdir "$T/bin" && cp /bin/true "$T/bin/curl"
+	out=$(PATH=$T/bin:$PATH "$DURESS" check --pam-dir "" --user-dir "$TD" --global-dir "" --boot-dir "" 2>&1)
+	rc=$?
+	has "check: a curl in the caller's PATH alone does not count (the action's PATH has none): WILL FAIL" 1 \
+		"$TD/alert: WILL FAIL: $NEEDS"
+	install_http curl
+	check_in
+	has "check, curl installed: ARMED" 0 "$TD/alert: ARMED"
+	install_http wget
+	check_in
+	has "check, wget alone installed: ARMED (either one)" 0 "$TD/alert: ARMED"
+	install_http none
+	out=$(echo "$PW" | add alert --stdin --force --set TRANSPORTS=mail --set MAIL_TO=me@example.org 2>"$T/err")
+	rc=$?
+	has "add alert for mail alone, no curl nor wget: ARMED (no HTTP transport, no need)" 0 "$TD/alert: ARMED"
+	check_why "... and no warning" "got: $(cat "$T/err")" fails grep -q "will not work" "$T/err"
+fi
 
 # --- the forms of the line ------------------------------------------------------------------
 D=$T/forms
@@ -96,12 +133,14 @@ action after-block '# a comment\n#\n\n# Requires: nosuchprog-f\n'
 action malformed '# Requires: nosuch$prog\n# Requires: nosuchprog-g if\n# Requires: nosuchprog-h unless X\n'
 action word-hit '# Requires: nosuchprog-d if MODE=fast,slow\n' 'MODE=slow, other'
 action word-miss '# Requires: nosuchprog-d if MODE=fast,slow\n' $'#MODE=fast\nMODE=quick'
+action word-far '# Requires: nosuchprog-d if MODE=fast,slow\n' "MODE=$(printf 'x%.0s,' {1..400})slow"
 action key-empty '# Requires: nosuchprog-e if KEY\n' 'KEY='
+action key-blank '# Requires: nosuchprog-e if KEY\n' 'KEY=   '
 action key-set '# Requires: nosuchprog-e if KEY\n' 'KEY=1'
 action config-gone '# Requires: nosuchprog-e if KEY\n' 'KEY='
 rm "$D/config-gone.conf"
 action no-config '# Requires: nosuchprog-e if KEY\n'
-check_in "$PATH" "$D"
+check_in "$D"
 echo "$out" | diag
 has "two needs missing, the second first among alternatives: both named, the first program's package each" 1 \
 	"$D/multi: WILL FAIL: programs it needs are missing: nosuchprog-a or nosuchprog-b, nosuchprog-c; fix: $(fix 'nosuchprog-a pkg-c' 'nosuchprog-a or nosuchprog-b, nosuchprog-c')"
@@ -113,7 +152,10 @@ has "lines not of the form are ignored" 1 "$D/malformed: ARMED"
 has "if KEY=WORDS: a word of the value among them (commas and blanks split it): counts" 1 \
 	"$D/word-hit: WILL FAIL: a program it needs is missing: nosuchprog-d; fix: $(fix nosuchprog-d nosuchprog-d)"
 has "if KEY=WORDS: no word among them (a commented line does not count): ARMED" 1 "$D/word-miss: ARMED"
+has "if KEY=WORDS: the word after 800 bytes of the value still counts" 1 \
+	"$D/word-far: WILL FAIL: a program it needs is missing: nosuchprog-d; fix: $(fix nosuchprog-d nosuchprog-d)"
 has "if KEY: an empty value does not count" 1 "$D/key-empty: ARMED"
+has "if KEY: blanks are no value" 1 "$D/key-blank: ARMED"
 has "if KEY: a value counts" 1 "$D/key-set: WILL FAIL: a program it needs is missing: nosuchprog-e; fix: $(fix nosuchprog-e nosuchprog-e)"
 has "a config that cannot be read meets every condition" 1 \
 	"$D/config-gone: WILL FAIL: a program it needs is missing: nosuchprog-e; fix: $(fix nosuchprog-e nosuchprog-e)"
