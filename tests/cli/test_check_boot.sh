@@ -111,7 +111,6 @@ printf 'cryptroot UUID=1234 none luks,keyscript=/elsewhere/unlock-keyscript\n' >
 
 # --- the actions, with their kinds ---------------------------------------------
 boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
-echo "$out" | diag
 expect "the section's heading names the directory" "disk-unlock prompt: the boot actions in $B"
 expect "an after-boot action, armed" "$B/alert: after boot: ARMED"
 expect "an initramfs- action runs before unlocking, armed" "$B/initramfs-wipe: before unlock: ARMED"
@@ -509,7 +508,6 @@ stack_check() {
 }
 BOOT_ONLY="no service has a pam_duress.so line: a boot-only setup (the disk-unlock prompt's section below); login-time duress passwords are off; to turn them on: sudo pam-auth-update --enable duress (a server; duress-laptop for a laptop)"
 stack_check --user-dir "" --global-dir ""
-echo "$out" | diag
 expect "boot-only: one line says so" "$BOOT_ONLY"
 check_why "boot-only: no PAM ERROR, the boot section fine: exit 0" "got (exit $rc): $out" \
 	test "$rc" -eq 0 -a -z "$(grep -e ERROR -e '^service ' -e 'no pam_duress.so line found' <<<"$out")" \

@@ -141,7 +141,6 @@ action config-gone '# Requires: nosuchprog-e if KEY\n' 'KEY='
 rm "$D/config-gone.conf"
 action no-config '# Requires: nosuchprog-e if KEY\n'
 check_in "$D"
-echo "$out" | diag
 has "two needs missing, the second first among alternatives: both named, the first program's package each" 1 \
 	"$D/multi: WILL FAIL: programs it needs are missing: nosuchprog-a or nosuchprog-b, nosuchprog-c; fix: $(fix 'nosuchprog-a pkg-c' 'nosuchprog-a or nosuchprog-b, nosuchprog-c')"
 has "an absolute path that exists meets the need" 1 "$D/absolute: ARMED"

@@ -9,8 +9,9 @@
 # in a private mount namespace: /etc an overlay with a tmpfs upper layer,
 # /usr/share/pam-configs, /var/lib/pam and /var/cache/debconf bind-mounted
 # copies, so nothing of the machine changes (checked: its PAM stack and
-# pam-auth-update's state the same before and after).  The profiles are debian/pam-configs' own: the package need not be
-# installed.  Root only (SKIP otherwise).  TAP output.
+# pam-auth-update's state the same before and after).  The profiles are
+# debian/pam-configs' own: the package need not be installed.  Root only
+# (SKIP otherwise).  TAP output.
 #   test_profile_switch.sh README.md DEBIAN_PAM_CONFIGS_DIR
 set -u
 README=$(realpath "$1")
@@ -82,13 +83,15 @@ auth pam_unix.so nullok try_first_pass"
 SERVER="auth pam_unix.so nullok
 auth pam_duress.so"
 lines_are() { [ "$(cat "$R/$1" 2>/dev/null)" = "$2" ]; }
+# switched_to COMMAND FILE LINES: COMMAND came from README.md and left LINES.
+switched_to() { [ -n "$1" ] && lines_are "$2" "$3"; }
 check_why "duress-laptop enabled: its line before pam_unix" "got: $(cat "$R/laptop" 2>&1)" lines_are laptop "$LAPTOP"
 check_why "then --enable duress alone: nothing changes (the conflict keeps the laptop's profile)" \
 	"got: $(cat "$R/enable-only" 2>&1)" lines_are enable-only "$LAPTOP"
 check_why "the README's command ($TO_SERVER): the server's line after pam_unix, one pam_duress line" \
-	"got: $(cat "$R/server" 2>&1)" lines_are server "$SERVER"
+	"got: $(cat "$R/server" 2>&1)" switched_to "$TO_SERVER" server "$SERVER"
 check_why "the README's command back ($TO_LAPTOP): the laptop's line again" \
-	"got: $(cat "$R/laptop-again" 2>&1)" lines_are laptop-again "$LAPTOP"
+	"got: $(cat "$R/laptop-again" 2>&1)" switched_to "$TO_LAPTOP" laptop-again "$LAPTOP"
 state >"$T/after"
 check_same "the machine's PAM stack and pam-auth-update's state are as before" "$T/before" "$T/after"
 
