@@ -275,19 +275,28 @@ static void print_changed(const char *path, const char *name, const char *kind,
 }
 
 /*
- * Whether a is skipped only because the caller may not read it: a global
- * action (or boot action) read by someone other than root, which the
- * module, as root, reads (docs/troubleshooting.md: not a failure).
+ * Whether the caller, not root, is refused reading path (at at_fd) of a
+ * global (or boot) directory, which the module, as root, reads
+ * (docs/troubleshooting.md: not a failure).
  */
+static bool only_root_reads(const struct duress_dir *dir, int at_fd, const char *path)
+{
+	return dir->scope == DURESS_SCOPE_GLOBAL && geteuid() != 0 &&
+	       faccessat(at_fd, path, R_OK, AT_EACCESS) < 0 && errno == EACCES;
+}
+
+/* Whether a is skipped only because the caller may not read it, its signature or a companion. */
 static bool unreadable_by_caller(const struct duress_dir *dir, const struct duress_action *a)
 {
-	if (dir->scope != DURESS_SCOPE_GLOBAL || geteuid() == 0)
-		return false;
+	char sig[NAME_MAX + sizeof(DURESS_LEGACY_SUFFIX)];
+
+	snprintf(sig, sizeof(sig), "%s%s", a->name,
+		 a->legacy ? DURESS_LEGACY_SUFFIX : DURESS_SIG_SUFFIX);
 	if (a->skip == DURESS_SKIP_UNREADABLE)
-		return true;
+		return only_root_reads(dir, dir->fd, a->name) || only_root_reads(dir, dir->fd, sig);
 	for (const char *p = NULL;
 	     a->skip == DURESS_SKIP_ALSO_MISSING && (p = duress_sig_next_also(&a->sig, p));)
-		if (faccessat(AT_FDCWD, p, R_OK, AT_EACCESS) < 0 && errno == EACCES)
+		if (only_root_reads(dir, AT_FDCWD, p))
 			return true;
 	return false;
 }
@@ -311,8 +320,7 @@ static void report_data_file(const char *path, const char *name, const struct du
 			       duress_escape(dir->actions[i].name, owner, sizeof(owner)));
 			return;
 		}
-	if (dir->scope == DURESS_SCOPE_GLOBAL && geteuid() != 0 &&
-	    faccessat(dir->fd, a->name, R_OK, AT_EACCESS) < 0 && errno == EACCES)
+	if (only_root_reads(dir, dir->fd, a->name))
 		printf("%s/%s: not readable by you (run duress check as root to see it)\n", path,
 		       name);
 	else
