@@ -34,9 +34,21 @@
 #     python, expect...) run without it, and should put $DURESS_VALGRIND
 #     (a command prefix, set in this step only) before the programs they start.
 #
-# Environment: NPROC (parallel tests, 2), VALGRIND_TIMEOUT_MULTIPLIER (5),
-# VALGRIND_SUITES ("unit cli pam"), FUZZ_SECONDS (20),
-# PAM_DIRS ("/etc/pam.d /var/lib/pam /usr/share/pam-configs").
+# Timeouts scale with the machine: one whole number, the timeout factor,
+# multiplies every meson timeout (meson test --timeout-multiplier; times
+# VALGRIND_TIMEOUT_MULTIPLIER in the valgrind step) and, exported as
+# DURESS_TIMEOUT_FACTOR, every bound a test keeps against a hang (the PAM
+# and fault suites' login and evidence waits, the scripts' wait_for and
+# `timeout "$(bound N)"`, the VM boots' prompt and build bounds).  It is
+# DURESS_TIMEOUT_FACTOR when that is set (1 to 100); otherwise it is
+# measured once at the start: the machine's load (the higher of its 1- and
+# 5-minute averages) plus the NPROC tests run at once, per core, rounded
+# (1 on a quiet machine, 5 at load 8 on 2 cores).  No test measures time:
+# a larger factor only lets a slow machine finish.
+#
+# Environment: NPROC (parallel tests, 2), DURESS_TIMEOUT_FACTOR (measured),
+# VALGRIND_TIMEOUT_MULTIPLIER (5), VALGRIND_SUITES ("unit cli pam"),
+# FUZZ_SECONDS (20), PAM_DIRS ("/etc/pam.d /var/lib/pam /usr/share/pam-configs").
 
 set -u
 set -o pipefail
@@ -59,6 +71,29 @@ PAM_DIRS=${PAM_DIRS:-/etc/pam.d /var/lib/pam /usr/share/pam-configs}
 
 # The asan variable belongs to the asan step only.
 unset DURESS_PRELOAD_ASAN DURESS_VALGRIND
+
+# timeout_factor: prints DURESS_TIMEOUT_FACTOR, or the one the load calls
+# for (see the header); exits 2 on a value that is not a whole number 1-100.
+timeout_factor()
+{
+	local load1 load5 rest
+
+	case ${DURESS_TIMEOUT_FACTOR:-} in
+	[1-9] | [1-9][0-9] | 100)
+		echo "$DURESS_TIMEOUT_FACTOR"
+		return
+		;;
+	"") ;;
+	*)
+		echo "run-checks.sh: DURESS_TIMEOUT_FACTOR=$DURESS_TIMEOUT_FACTOR: a whole number from 1 to 100, please" >&2
+		exit 2
+		;;
+	esac
+	read -r load1 load5 rest </proc/loadavg
+	awk -v a="$load1" -v b="$load5" -v n="$NPROC" -v c="$(nproc)" 'BEGIN {
+		f = int(((a > b ? a : b) + n) / c + 0.5)
+		print (f < 1 ? 1 : (f > 100 ? 100 : f)) }'
+}
 
 # A test dependency that is missing is an error here, not a skipped suite.
 TESTS=enabled
@@ -139,15 +174,16 @@ parse_meson_summary()
 	fi
 }
 
-# run_meson_test NAME DIR [ARGS...]: sets PASS FAIL SKIP.
+# run_meson_test NAME DIR MULTIPLIER [ARGS...]: sets PASS FAIL SKIP; every
+# meson timeout times MULTIPLIER and the timeout factor.
 run_meson_test()
 {
-	local name=$1 dir=$2 rc
+	local name=$1 dir=$2 mult=$(($3 * TIMEOUT_FACTOR)) rc
 
-	shift 2
-	echo "+ meson test -C $dir --print-errorlogs --num-processes $NPROC $*"
-	meson test -C "$dir" --print-errorlogs --num-processes "$NPROC" "$@" 2>&1 |
-		tee "$TMP/$name.log"
+	shift 3
+	echo "+ meson test -C $dir --print-errorlogs --num-processes $NPROC --timeout-multiplier $mult $*"
+	meson test -C "$dir" --print-errorlogs --num-processes "$NPROC" --timeout-multiplier "$mult" \
+		"$@" 2>&1 | tee "$TMP/$name.log"
 	rc=$?
 	parse_meson_summary "$TMP/$name.log" "$rc"
 }
@@ -169,7 +205,7 @@ step_build()
 		record "build" $((SECONDS - t0)) 0 1 0 "build failed"
 		return
 	fi
-	run_meson_test build build
+	run_meson_test build build 1
 	record "build: meson test" $((SECONDS - t0)) "$PASS" "$FAIL" "$SKIP"
 }
 
@@ -189,7 +225,7 @@ step_asan()
 	fi
 	suites_of build-asan | grep -qx nosan && nosan=(--no-suite nosan)
 	# The sanitizer runtime's settings come from tests/meson.build's default test setup.
-	run_meson_test asan build-asan "${nosan[@]}"
+	run_meson_test asan build-asan 1 "${nosan[@]}"
 	record "asan: meson test" $((SECONDS - t0)) "$PASS" "$FAIL" "$SKIP"
 }
 
@@ -249,13 +285,13 @@ step_valgrind()
 	done <<<"$list"
 	for s in $VALGRIND_SUITES; do suites+=(--suite "$s"); done
 	if [ ${#elf[@]} -gt 0 ]; then
-		DURESS_VALGRIND=$VALGRIND run_meson_test valgrind build --wrapper "$VALGRIND" \
-			--timeout-multiplier "$VALGRIND_TIMEOUT_MULTIPLIER" "${suites[@]}" "${elf[@]}"
+		DURESS_VALGRIND=$VALGRIND run_meson_test valgrind build "$VALGRIND_TIMEOUT_MULTIPLIER" \
+			--wrapper "$VALGRIND" "${suites[@]}" "${elf[@]}"
 		p=$((p + PASS)) f=$((f + FAIL)) k=$((k + SKIP))
 	fi
 	if [ ${#script[@]} -gt 0 ]; then
 		DURESS_VALGRIND=$VALGRIND run_meson_test valgrind-scripts build \
-			--timeout-multiplier "$VALGRIND_TIMEOUT_MULTIPLIER" "${suites[@]}" "${script[@]}"
+			"$VALGRIND_TIMEOUT_MULTIPLIER" "${suites[@]}" "${script[@]}"
 		p=$((p + PASS)) f=$((f + FAIL)) k=$((k + SKIP))
 	fi
 	record "valgrind: meson test" $((SECONDS - t0)) "$p" "$f" "$k" \
@@ -422,6 +458,13 @@ for a in "$@"; do
 done
 [ ${#steps[@]} -eq 0 ] && read -r -a steps <<<"$ALL_STEPS"
 
+TIMEOUT_FACTOR=$(timeout_factor) || exit 2
+if [ -n "${DURESS_TIMEOUT_FACTOR:-}" ]; then
+	echo "timeout factor: $TIMEOUT_FACTOR (DURESS_TIMEOUT_FACTOR)"
+else
+	echo "timeout factor: $TIMEOUT_FACTOR (load $(cut -d' ' -f1-2 /proc/loadavg), $(nproc) cores; DURESS_TIMEOUT_FACTOR=N sets it)"
+fi
+export DURESS_TIMEOUT_FACTOR=$TIMEOUT_FACTOR
 start=$SECONDS
 pam_snapshot >"$TMP/pam.before"
 for s in "${steps[@]}"; do
