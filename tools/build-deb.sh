@@ -25,6 +25,11 @@ case "$SRC/" in
 esac
 
 VERSION=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
+# Entries under CHANGELOG.md's [Unreleased] are in no version yet: this
+# package would say VERSION and hold more (docs/debian.md, "Versions").
+if sed -n '/^## \[Unreleased\]/,/^## \[[0-9]/p' "$SRC/CHANGELOG.md" 2>/dev/null | grep -qE '^(- |### )'; then
+	echo "build-deb.sh: warning: CHANGELOG.md has changes under [Unreleased]: this package says $VERSION but holds more; cut a version before it goes to anyone (docs/debian.md, Versions)" >&2
+fi
 rm -rf "$OUT"/pam-duress-[0-9]*/
 rm -f "$OUT"/libpam-duress*_*.deb "$OUT"/pam-duress_*.dsc "$OUT"/pam-duress_*.tar.* \
 	"$OUT"/pam-duress_*.buildinfo "$OUT"/pam-duress_*.changes "$OUT/build.log"

@@ -174,16 +174,17 @@ parse_meson_summary()
 	fi
 }
 
-# run_meson_test NAME DIR MULTIPLIER [ARGS...]: sets PASS FAIL SKIP; every
-# meson timeout times MULTIPLIER and the timeout factor.
+# run_meson_test NAME DIR MULTIPLIER [ARGS...]: meson's timeouts times
+# MULTIPLIER; sets PASS FAIL SKIP.
 run_meson_test()
 {
-	local name=$1 dir=$2 mult=$(($3 * TIMEOUT_FACTOR)) rc
+	local name=$1 dir=$2 mult=$3 rc
 
 	shift 3
 	echo "+ meson test -C $dir --print-errorlogs --num-processes $NPROC --timeout-multiplier $mult $*"
-	meson test -C "$dir" --print-errorlogs --num-processes "$NPROC" --timeout-multiplier "$mult" \
-		"$@" 2>&1 | tee "$TMP/$name.log"
+	meson test -C "$dir" --print-errorlogs --num-processes "$NPROC" \
+		--timeout-multiplier "$mult" "$@" 2>&1 |
+		tee "$TMP/$name.log"
 	rc=$?
 	parse_meson_summary "$TMP/$name.log" "$rc"
 }
@@ -205,13 +206,13 @@ step_build()
 		record "build" $((SECONDS - t0)) 0 1 0 "build failed"
 		return
 	fi
-	run_meson_test build build 1
+	run_meson_test build build "$DURESS_TIMEOUT_FACTOR"
 	record "build: meson test" $((SECONDS - t0)) "$PASS" "$FAIL" "$SKIP"
 }
 
 step_asan()
 {
-	local t0=$SECONDS opts nosan=()
+	local t0=$SECONDS opts nosan=() suites
 
 	banner "ASan+UBSan build (build-asan/)"
 	# Without --no-as-needed the linker resolves crypt_r (and other intercepted
@@ -223,9 +224,17 @@ step_asan()
 		record "asan" $((SECONDS - t0)) 0 1 0 "build failed"
 		return
 	fi
-	suites_of build-asan | grep -qx nosan && nosan=(--no-suite nosan)
+	# Read whole first: under pipefail, grep -q leaving early can fail the
+	# pipe, and the nosan tests (VM boots among them) would then run here.
+	suites=$(suites_of build-asan)
+	if ! grep -qx nosan <<<"$suites"; then
+		echo "no suite nosan in build-asan: meson introspect failed?" >&2
+		record "asan" $((SECONDS - t0)) 0 1 0 "suites unknown"
+		return
+	fi
+	nosan=(--no-suite nosan)
 	# The sanitizer runtime's settings come from tests/meson.build's default test setup.
-	run_meson_test asan build-asan 1 "${nosan[@]}"
+	run_meson_test asan build-asan "$DURESS_TIMEOUT_FACTOR" "${nosan[@]}"
 	record "asan: meson test" $((SECONDS - t0)) "$PASS" "$FAIL" "$SKIP"
 }
 
@@ -265,7 +274,7 @@ for name, kind in seen.items():
 step_valgrind()
 {
 	local t0=$SECONDS list elf=() script=() suites=() kind name s
-	local p=0 f=0 k=0
+	local p=0 f=0 k=0 mult=$((VALGRIND_TIMEOUT_MULTIPLIER * DURESS_TIMEOUT_FACTOR))
 
 	banner "valgrind (build/)"
 	if ! command -v valgrind >/dev/null; then
@@ -285,13 +294,13 @@ step_valgrind()
 	done <<<"$list"
 	for s in $VALGRIND_SUITES; do suites+=(--suite "$s"); done
 	if [ ${#elf[@]} -gt 0 ]; then
-		DURESS_VALGRIND=$VALGRIND run_meson_test valgrind build "$VALGRIND_TIMEOUT_MULTIPLIER" \
-			--wrapper "$VALGRIND" "${suites[@]}" "${elf[@]}"
+		DURESS_VALGRIND=$VALGRIND run_meson_test valgrind build "$mult" --wrapper "$VALGRIND" \
+			"${suites[@]}" "${elf[@]}"
 		p=$((p + PASS)) f=$((f + FAIL)) k=$((k + SKIP))
 	fi
 	if [ ${#script[@]} -gt 0 ]; then
-		DURESS_VALGRIND=$VALGRIND run_meson_test valgrind-scripts build \
-			"$VALGRIND_TIMEOUT_MULTIPLIER" "${suites[@]}" "${script[@]}"
+		DURESS_VALGRIND=$VALGRIND run_meson_test valgrind-scripts build "$mult" \
+			"${suites[@]}" "${script[@]}"
 		p=$((p + PASS)) f=$((f + FAIL)) k=$((k + SKIP))
 	fi
 	record "valgrind: meson test" $((SECONDS - t0)) "$p" "$f" "$k" \
@@ -458,13 +467,22 @@ for a in "$@"; do
 done
 [ ${#steps[@]} -eq 0 ] && read -r -a steps <<<"$ALL_STEPS"
 
-TIMEOUT_FACTOR=$(timeout_factor) || exit 2
-if [ -n "${DURESS_TIMEOUT_FACTOR:-}" ]; then
-	echo "timeout factor: $TIMEOUT_FACTOR (DURESS_TIMEOUT_FACTOR)"
-else
-	echo "timeout factor: $TIMEOUT_FACTOR (load $(cut -d' ' -f1-2 /proc/loadavg), $(nproc) cores; DURESS_TIMEOUT_FACTOR=N sets it)"
+# As root, the tests run this tree's programs as other accounts (nobody,
+# test users): a tree they cannot reach (a clone under /root, mode 0700)
+# would fail dozens of them for no bug.  Said once, before anything runs.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+	! setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$ROOT/tools/run-checks.sh"; then
+	echo "run-checks.sh: other accounts cannot read $ROOT (a directory on the way is closed to them, as /root is), and the tests run its programs as them: clone it where every user can read (e.g. /usr/local/src or /srv), or run make check as an ordinary user (the root suites then SKIP)" >&2
+	exit 2
 fi
-export DURESS_TIMEOUT_FACTOR=$TIMEOUT_FACTOR
+
+factor=$(timeout_factor) || exit 2
+if [ -n "${DURESS_TIMEOUT_FACTOR:-}" ]; then
+	echo "timeout factor: $factor (DURESS_TIMEOUT_FACTOR)"
+else
+	echo "timeout factor: $factor (load $(cut -d' ' -f1-2 /proc/loadavg), $(nproc) cores; DURESS_TIMEOUT_FACTOR=N sets it)"
+fi
+export DURESS_TIMEOUT_FACTOR=$factor
 start=$SECONDS
 pam_snapshot >"$TMP/pam.before"
 for s in "${steps[@]}"; do
@@ -472,7 +490,7 @@ for s in "${steps[@]}"; do
 done
 step_pam_unchanged
 
-banner "summary ($((SECONDS - start))s)"
+banner "summary ($((SECONDS - start))s, timeout factor $DURESS_TIMEOUT_FACTOR)"
 printf '%s\n' "${summary[@]}"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "cli/check.h"
+#include "cli/dracut.h"
+#include "cli/ending.h"
 #include "cli/password.h"
 #include "cli/setfile.h"
 #include "cli/signing.h"
@@ -26,6 +28,7 @@
 #include "core/escape.h"
 #include "core/opts.h"
 #include "core/safe_open.h"
+#include "core/wait.h"
 #include "core/write.h"
 
 #define MAX_SETS 32
@@ -45,6 +48,8 @@
 /* The longest KEY of a --set KEY=VALUE, and room for "#KEY=" and its NUL. */
 #define KEY_MAX 253
 #define KEY_SIZE (KEY_MAX + 3)
+/* How long an editor has to end (a swap file saved) once a hang-up or kill is passed on. */
+#define EDITOR_GRACE_MS 5000
 
 struct add_opts {
 	bool list, global, no_edit, from_stdin, force;
@@ -96,10 +101,11 @@ static void add_usage(FILE *out)
 	      "directory (or, with --global, the global one), as the module line of the\n"
 	      "PAM stack names them, or, with --boot, into the disk-unlock prompt's\n"
 	      "directory (docs/boot.md); opens the config in $VISUAL or $EDITOR at a terminal\n"
-	      "unless --set or --no-edit is given; signs the action bound to its config,\n"
-	      "and prints duress check's line for it.  The password is asked for before\n"
-	      "anything is written; if add cannot finish, what it wrote is removed and\n"
-	      "what --force replaced is put back.\n"
+	      "(one line says so first) unless --set, --set-file or --no-edit is given;\n"
+	      "signs the action bound to its config, and prints duress check's line for\n"
+	      "it.  The password is asked for at the terminal (or read with --stdin)\n"
+	      "before anything is written; if add cannot finish, or a hang-up, kill or\n"
+	      "^C ends it, what it wrote is removed and what --force replaced is put back.\n"
 	      "\n"
 	      "  --list             list the examples, each with its summary\n"
 	      "  --global           install in the global directory (root only)\n"
@@ -118,8 +124,9 @@ static void add_usage(FILE *out)
 	      "                     last commented #KEY= line; repeated, one line each,\n"
 	      "                     in order (list keys); no editor\n"
 	      "  --set-file KEY=FILE  the same, the value being the first line of FILE\n"
-	      "                     (- : standard input), so it stays out of argv and\n"
-	      "                     the shell's history; at most 4096 bytes\n"
+	      "                     (- : standard input; at a terminal, end it with Enter\n"
+	      "                     and Ctrl-D), so it stays out of argv and the shell's\n"
+	      "                     history; at most 4096 bytes\n"
 	      "  --no-edit          do not open the config in an editor\n"
 	      "  --stdin            read the password as one line from standard input\n"
 	      "  --force            replace an EXAMPLE or EXAMPLE.conf already there\n"
@@ -569,10 +576,22 @@ static size_t set_key(const char *set)
 	return (size_t)(eq - set);
 }
 
+/* Whether there is a terminal to ask the password at (cli/password.h reads it there). */
+static bool has_terminal(void)
+{
+	int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (tty < 0)
+		return false;
+	close(tty);
+	return true;
+}
+
 /*
  * --set-file's usage errors, before anything is read: a KEY=FILE that is
- * not one, and standard input wanted twice (the password's --stdin, or two
- * "-"): whichever came second would read nothing.
+ * not one, standard input wanted twice (the password's --stdin, or two
+ * "-"): whichever came second would read nothing; and a value from
+ * standard input without a terminal for the password.
  */
 static int check_set_files(const struct add_opts *o)
 {
@@ -596,7 +615,14 @@ static int check_set_files(const struct add_opts *o)
 		fprintf(stderr,
 			"duress add: %s both read standard input: give the value in a file\n",
 			o->from_stdin ? "--set-file KEY=- and --stdin" : "two --set-file KEY=-");
-	return readers > 1 ? -1 : 0;
+	else if (readers == 1 && !o->from_stdin && !has_terminal())
+		fputs("duress add: --set-file KEY=- reads standard input, so the password is asked "
+		      "at the terminal, and there is none: give the value in a file (--set-file "
+		      "KEY=FILE) and the password with --stdin\n",
+		      stderr);
+	else
+		return 0;
+	return -1;
 }
 
 /* Each --set-file's value, read: sets[i] becomes its KEY=VALUE.  -1 after a one-line error. */
@@ -794,6 +820,8 @@ static int open_target(struct target *t)
 				  "on a pseudo-filesystem: the module skips it" :
 				  "writable by group or others: the module skips it");
 		(void)duress_file_close(&f);
+		if (made)
+			(void)rmdir(t->dir);
 		return -1;
 	}
 	(void)duress_file_release(&f); /* the caller's own rights: nothing to give back */
@@ -962,85 +990,172 @@ static int write_one(const struct target *t, const char *name, const struct buff
 	return r < 0 ? -1 : 0;
 }
 
-/* The editor variable that is set, VISUAL before EDITOR, and its value; name NULL if neither. */
+/* The editor add runs: what $VISUAL or $EDITOR names, else sensible-editor, else vi. */
 struct editor {
-	const char *name, *value;
+	const char *variable; /* "VISUAL" or "EDITOR"; NULL: neither is set */
+	const char *command;  /* the variable's value, or the program */
+	char found[PATH_MAX]; /* sensible-editor's path, when that is the program */
 };
 
-static struct editor editor_variable(void)
+static void choose_editor(struct editor *ed)
 {
 	static const char *const names[] = { "VISUAL", "EDITOR" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const char *value = getenv(names[i]);
 
-		if (value && *value)
-			return (struct editor){ names[i], value };
+		if (value && *value) {
+			ed->variable = names[i];
+			ed->command = value;
+			return;
+		}
 	}
-	return (struct editor){ NULL, NULL };
-}
-
-/* In the child: the editor, else sensible-editor, else vi; never returns. */
-static void exec_editor(const struct editor *ed, const char *path)
-{
-	char script[32];
-
-	if (ed->name && strpbrk(ed->value, " \t")) {
-		snprintf(script, sizeof(script), "exec $%s \"$1\"", ed->name);
-		execl("/bin/sh", "sh", "-c", script, "sh", path, (char *)NULL);
-	} else if (ed->name) {
-		execlp(ed->value, ed->value, path, (char *)NULL);
-	} else {
-		execlp("sensible-editor", "sensible-editor", path, (char *)NULL);
-		execlp("vi", "vi", path, (char *)NULL);
-	}
-	fprintf(stderr, "duress add: cannot run the editor %s: %s\n", ed->name ? ed->value : "vi",
-		strerror(errno));
-	_exit(127);
+	ed->variable = NULL;
+	/* As root, only one no other user could have put in PATH (cli/dracut.h). */
+	ed->command = duress_find_program("sensible-editor", ed->found, sizeof(ed->found)) ?
+			      ed->found :
+			      "vi";
 }
 
 /*
- * Runs the editor on path and waits for it.  Named by a variable with a
- * space in it ("code --wait"), it is run through sh, which splits it:
- * that is what such a value means.  Returns 0 if it exited 0.
+ * In the child: the editor on path; never returns.  Named by a variable
+ * with a space in it ("code --wait"), it is run through sh, which splits
+ * it: that is what such a value means.
+ */
+static _Noreturn void exec_editor(const struct editor *ed, const char *path)
+{
+	char script[32];
+
+	if (ed->variable && strpbrk(ed->command, " \t")) {
+		snprintf(script, sizeof(script), "exec $%s \"$1\"", ed->variable);
+		execl("/bin/sh", "sh", "-c", script, "sh", path, (char *)NULL);
+	} else {
+		execlp(ed->command, ed->command, path, (char *)NULL);
+	}
+	fprintf(stderr, "duress add: cannot run the editor %s: %s\n", ed->command, strerror(errno));
+	_exit(127);
+}
+
+/* The one line before the editor opens: which one, on which file, and how to do without. */
+static void say_editing(const struct editor *ed, const char *path)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)], command[DURESS_ESCAPED_SIZE(PATH_MAX)];
+
+	fprintf(stderr,
+		"duress add: opening %s in %s%s%s%s to review its settings; save and quit to "
+		"sign it (--no-edit skips this)\n",
+		duress_escape(path, shown, sizeof(shown)),
+		duress_escape(ed->command, command, sizeof(command)), ed->variable ? " ($" : "",
+		ed->variable ? ed->variable : "", ed->variable ? ")" : "");
+}
+
+/* A signal a job was started with ignored (nohup) does not end anything. */
+static bool ignored(int sig)
+{
+	struct sigaction sa;
+
+	return sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+}
+
+/*
+ * Waits for the editor, SIGCHLD and the ending signals blocked (in set), so
+ * that none comes between a look and the wait.  ^C and ^\ are the
+ * editor's, as with system(): the terminal sends them to it too.  A
+ * hang-up or a kill meant for add is passed on to the editor, which gets
+ * EDITOR_GRACE_MS to end (a swap file saved) before SIGKILL: add must not
+ * end before it has undone its writes, nor leave an editor open on a file
+ * it removes.  Returns the signal passed on, or 0.
+ */
+static int wait_editor(pid_t pid, const sigset_t *set, int *status)
+{
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+		int sig;
+
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR) {
+			*status = -1;
+			return 0;
+		}
+		sig = sigwaitinfo(set, NULL);
+		if ((sig == SIGHUP || sig == SIGTERM) && !ignored(sig)) {
+			kill(pid, sig);
+			if (duress_wait_bounded(pid, status, EDITOR_GRACE_MS) < 0)
+				*status = -1;
+			return sig;
+		}
+	}
+}
+
+/* Drops a ^C or ^\ that came for the editor after the last look, before they are unblocked. */
+static void drop_editor_keys(void)
+{
+	const struct timespec now = { 0 };
+	sigset_t keys;
+
+	sigemptyset(&keys);
+	sigaddset(&keys, SIGINT);
+	sigaddset(&keys, SIGQUIT);
+	while (sigtimedwait(&keys, NULL, &now) > 0)
+		;
+}
+
+/*
+ * Runs the editor on path and waits for it, having said so.  Returns 0 if
+ * it exited 0.  A hang-up or kill passed on to it is raised again once it
+ * has ended, for duress_ending_caught() to see.
  */
 static int edit(const char *path)
 {
-	struct editor ed = editor_variable();
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
-	int status = -1;
+	struct editor ed;
+	sigset_t set, old;
+	int status = -1, sig = 0;
 	pid_t pid;
 
-	/* As system() does: ^C at the editor is the editor's. */
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
+	choose_editor(&ed);
+	say_editing(&ed, path);
+	sigemptyset(&set);
+	duress_ending_add(&set);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &old);
 	pid = fork();
 	if (pid == 0) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		exec_editor(&ed, path);
 	}
-	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	if (pid < 0)
+	if (pid > 0)
+		sig = wait_editor(pid, &set, &status);
+	else
 		fprintf(stderr, "duress add: cannot start the editor: %s\n", strerror(errno));
-	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	drop_editor_keys();
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (sig)
+		raise(sig);
+	else if (pid > 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
 		fputs("duress add: the editor did not end well\n", stderr);
-	return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	return pid > 0 && !sig && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* Edits if asked, then signs the installed action bound to its config. */
+/* Whether a signal asked add to end: it then undoes what it wrote. */
+static bool ended(void)
+{
+	return duress_ending_caught() != 0;
+}
+
+/* Edits if asked, then signs the installed action bound to its config (and nothing else). */
 static int sign_installed(const struct add_opts *o, const struct duress_password *pw,
 			  const char *action, const char *conf)
 {
 	struct duress_sign_opts sign = o->sign;
 
-	if (conf && !o->no_edit && o->n_sets == 0 && isatty(STDIN_FILENO) && edit(conf) < 0)
+	if (conf && !o->no_edit && o->n_sets == 0 && isatty(STDIN_FILENO) &&
+	    (edit(conf) < 0 || ended()))
 		return -1;
 	if (conf)
 		sign.also[sign.n_also++] = conf;
+	/* What an action replaced with --force was bound to is not this example's. */
+	sign.drop_also = true;
 	return duress_sign_file(action, pw, &sign);
 }
 
@@ -1082,79 +1197,129 @@ static int say_boot_next(const struct target *t, const struct add_opts *o)
 	return status;
 }
 
+/* What install() writes: where, under which names, at which paths. */
+struct job {
+	struct target t;
+	struct placed p[3]; /* the action, its signature, its config */
+	size_t n;
+	char action[PATH_MAX], conf[PATH_MAX];
+};
+
+/* Everything that can fail without writing: the target, the names, what is there, the --set. */
+static int plan(const struct add_opts *o, struct example *ex, const struct duress_opts *mo,
+		struct job *j)
+{
+	struct target *t = &j->t;
+
+	j->n = ex->has_conf ? 3 : 2;
+	if (choose_target(o, mo, t) < 0)
+		return -1;
+	/* Its name there: the example's, after the before-unlock prefix with --before-unlock. */
+	if (snprintf(t->name, sizeof(t->name), "%s%s",
+		     o->before_unlock ? DURESS_BOOT_BEFORE_PREFIX : "",
+		     ex->name) >= (int)sizeof(t->name) - (int)strlen(CONF_SUFFIX)) {
+		fputs("duress add: the example's name is too long\n", stderr);
+		return -1;
+	}
+	if (snprintf(j->p[0].name, sizeof(j->p[0].name), "%s", t->name) >=
+		    (int)sizeof(j->p[0].name) ||
+	    snprintf(j->p[1].name, sizeof(j->p[1].name), "%s" DURESS_SIG_SUFFIX, t->name) >=
+		    (int)sizeof(j->p[1].name) ||
+	    snprintf(j->p[2].name, sizeof(j->p[2].name), "%s" CONF_SUFFIX, t->name) >=
+		    (int)sizeof(j->p[2].name) ||
+	    snprintf(j->action, sizeof(j->action), "%s/%s", t->dir, t->name) >=
+		    (int)sizeof(j->action) ||
+	    snprintf(j->conf, sizeof(j->conf), "%s/%s", t->dir, j->p[2].name) >=
+		    (int)sizeof(j->conf)) {
+		fputs("duress add: the target path is too long\n", stderr);
+		return -1;
+	}
+	return refuse_existing(j->action, o->force) < 0 ||
+			       (ex->has_conf && refuse_existing(j->conf, o->force) < 0) ||
+			       rewrite_config_line(ex, j->conf) < 0 ||
+			       apply_sets(ex, o->sets, o->n_sets) < 0 ?
+		       -1 :
+		       0;
+}
+
+/*
+ * Keeps what is there aside, then writes, edits and signs.  -1 after a
+ * one-line error, or after the first step an ending signal came during.
+ */
+static int place(const struct add_opts *o, const struct example *ex, struct job *j,
+		 const struct duress_password *pw)
+{
+	if (open_target(&j->t) < 0)
+		return -1;
+	for (size_t i = 0; i < j->n; i++)
+		if (keep_old(&j->t, &j->p[i]) < 0)
+			return -1;
+	for (size_t i = 0; i < j->n; i++)
+		j->p[i].written = true;
+	if (ex->has_conf && (write_one(&j->t, j->p[2].name, &ex->conf, 0600) < 0 || ended()))
+		return -1;
+	if (write_one(&j->t, j->t.name, &ex->script, 0700) < 0 || ended())
+		return -1;
+	return sign_installed(o, pw, j->action, ex->has_conf ? j->conf : NULL);
+}
+
+/* What is installed, then check's line for it (and whom a global one logs in): the status. */
+static int report_installed(const struct add_opts *o, const struct example *ex, const struct job *j,
+			    const struct duress_opts *mo)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	int status;
+
+	duress_escape(j->t.dir, shown, sizeof(shown));
+	if (j->t.made)
+		printf("%s: created\n", shown);
+	if (ex->has_conf)
+		printf("%s/%s: installed\n", shown, j->p[2].name);
+	printf("%s/%s: installed\n", shown, j->t.name);
+	if (j->t.boot)
+		status = say_boot_next(&j->t, o);
+	else
+		status = duress_check_action(mo, j->t.scope, j->t.dir, j->t.name);
+	if (o->global)
+		say_who_global_logs_in(mo);
+	return status;
+}
+
 /*
  * Copies, signs and checks, all or nothing: everything that can fail
  * without writing (the names, the --set, the password) is done first; then
  * what is there is kept aside, the files are written and signed, and any
- * failure puts back what was there.  Returns the exit status.
+ * failure puts back what was there.  From the first write to the last, an
+ * ending signal (a hang-up, a kill, ^C) is caught: what was written is
+ * undone, then add ends as the signal asked (128 + its number).  Returns
+ * the exit status.
  */
 static int install(const struct add_opts *o, struct example *ex, const struct duress_opts *mo)
 {
-	char action[PATH_MAX], conf[PATH_MAX], shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
-	struct placed p[3] = { 0 }; /* the action, its signature, its config */
+	struct job j = { .t.fd = -1 };
 	struct duress_password *pw = NULL;
-	size_t n = ex->has_conf ? 3 : 2;
-	struct target t;
-	int status = 1;
+	struct duress_ending ending;
+	int status = 1, sig;
+	bool done;
 
-	if (choose_target(o, mo, &t) < 0)
+	if (plan(o, ex, mo, &j) < 0 || duress_read_password(o->from_stdin, true, &pw) < 0)
 		return 1;
-	/* Its name there: the example's, after the before-unlock prefix with --before-unlock. */
-	if (snprintf(t.name, sizeof(t.name), "%s%s",
-		     o->before_unlock ? DURESS_BOOT_BEFORE_PREFIX : "",
-		     ex->name) >= (int)sizeof(t.name) - (int)strlen(CONF_SUFFIX)) {
-		fputs("duress add: the example's name is too long\n", stderr);
-		return 1;
-	}
-	if (snprintf(p[0].name, sizeof(p[0].name), "%s", t.name) >= (int)sizeof(p[0].name) ||
-	    snprintf(p[1].name, sizeof(p[1].name), "%s" DURESS_SIG_SUFFIX, t.name) >=
-		    (int)sizeof(p[1].name) ||
-	    snprintf(p[2].name, sizeof(p[2].name), "%s" CONF_SUFFIX, t.name) >=
-		    (int)sizeof(p[2].name) ||
-	    snprintf(action, sizeof(action), "%s/%s", t.dir, t.name) >= (int)sizeof(action) ||
-	    snprintf(conf, sizeof(conf), "%s/%s", t.dir, p[2].name) >= (int)sizeof(conf)) {
-		fputs("duress add: the target path is too long\n", stderr);
-		return 1;
-	}
-	if (refuse_existing(action, o->force) < 0 ||
-	    (ex->has_conf && refuse_existing(conf, o->force) < 0) ||
-	    rewrite_config_line(ex, conf) < 0 || apply_sets(ex, o->sets, o->n_sets) < 0 ||
-	    duress_read_password(o->from_stdin, true, &pw) < 0 || open_target(&t) < 0) {
-		duress_password_free(pw);
-		return 1;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (keep_old(&t, &p[i]) < 0)
-			goto out;
-	for (size_t i = 0; i < n; i++)
-		p[i].written = true;
-	if ((ex->has_conf && write_one(&t, p[2].name, &ex->conf, 0600) < 0) ||
-	    write_one(&t, t.name, &ex->script, 0700) < 0 ||
-	    sign_installed(o, pw, action, ex->has_conf ? conf : NULL) < 0)
-		goto out;
-	status = 0;
-out:
+	duress_ending_catch(&ending);
+	done = place(o, ex, &j, pw) == 0 && !ended();
 	duress_password_free(pw);
-	finish_placed(&t, p, n, status == 0);
-	if (status != 0) {
-		fprintf(stderr, "duress add: nothing installed%s\n",
+	if (j.t.fd >= 0)
+		finish_placed(&j.t, j.p, j.n, done);
+	duress_ending_restore(&ending);
+	sig = duress_ending_caught();
+	if (!done)
+		fprintf(stderr, "duress add: %snothing installed%s\n", sig ? "interrupted: " : "",
 			o->force ? "; what was there is as it was" : "");
-	} else {
-		duress_escape(t.dir, shown, sizeof(shown));
-		if (t.made)
-			printf("%s: created\n", shown);
-		if (ex->has_conf)
-			printf("%s/%s: installed\n", shown, p[2].name);
-		printf("%s/%s: installed\n", shown, t.name);
-		if (t.boot) {
-			status = say_boot_next(&t, o);
-		} else {
-			status = duress_check_action(mo, t.scope, t.dir, t.name);
-		}
-		if (o->global)
-			say_who_global_logs_in(mo);
-	}
-	close(t.fd);
+	if (sig)
+		exit(128 + sig);
+	if (done)
+		status = report_installed(o, ex, &j, mo);
+	if (j.t.fd >= 0)
+		close(j.t.fd);
 	return status;
 }
 

@@ -26,6 +26,7 @@
 #include "cli/dracut.h"
 #include "cli/initramfs.h"
 #include "cli/keyslots.h"
+#include "cli/leftover.h"
 #include "cli/pamstack.h"
 #include "cli/tells.h"
 
@@ -213,6 +214,28 @@ static const char *boot_kind(const char *name)
 }
 
 /*
+ * The line of an action changed since signing (path escaped): if the change
+ * is the user's, the fix is to sign it again, bound to every companion its
+ * signature names, exactly as it was.
+ */
+static void print_changed(const char *path, const char *name, const char *kind,
+			  const struct duress_dir *dir, const struct duress_action *a, bool boot)
+{
+	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+
+	printf("%s/%s: %sSKIPPED: %s; fix: if the change is yours, sign it again: %sduress sign",
+	       path, name, kind, duress_skip_reason(a->skip),
+	       dir->scope == DURESS_SCOPE_GLOBAL && geteuid() != 0 ? "sudo " : "");
+	/* Another boot directory is judged as one only when sign is told so. */
+	if (boot && strcmp(dir->path, DURESS_BOOT_DIR) != 0)
+		printf(" --boot-dir %s", path);
+	for (const char *p = duress_sig_next_also(&a->sig, NULL); p;
+	     p = duress_sig_next_also(&a->sig, p))
+		printf(" --also %s", duress_escape(p, shown, sizeof(shown)));
+	printf(" %s/%s\n", path, name);
+}
+
+/*
  * Prints one action's line (path already escaped), with its kind first for
  * a boot action; returns whether it is armed.
  */
@@ -233,6 +256,10 @@ static bool report_action(const char *path, const struct duress_dir *dir,
 		printf("%s/%s: %sSKIPPED unless legacy_sha256: weak legacy .sha256 signature "
 		       "(re-sign with duress sign)\n",
 		       path, name, kind);
+		return false;
+	}
+	if (a->skip == DURESS_SKIP_CHANGED) {
+		print_changed(path, name, kind, dir, a, boot);
 		return false;
 	}
 	if (a->skip != DURESS_SKIP_NONE) {
@@ -963,6 +990,32 @@ static int check_all_dirs(const struct check_opts *o, const struct stack_report 
 	return 0;
 }
 
+/*
+ * Actions of the checked user left in the per-user directory of the other
+ * placement (cli/leftover.h), when module lines name a per-user directory
+ * and --user-dir does not: each counts as one not armed.
+ */
+static int check_left_behind(const struct check_opts *o, const struct stack_report *rep)
+{
+	const char *in_use[MAX_MODULE_LINES];
+	struct duress_account *p = NULL;
+	size_t n = 0;
+	int found = 0;
+
+	for (size_t i = 0; !o->user_dir && i < rep->n_lines && n < MAX_MODULE_LINES; i++) {
+		struct duress_opts mo;
+
+		(void)module_opts(&rep->lines[i], &mo);
+		if (*mo.user_dir)
+			in_use[n++] = mo.user_dir;
+	}
+	if (n > 0 &&
+	    (o->user ? duress_getpw(o->user, 0, &p) : duress_getpw(NULL, getuid(), &p)) == 0 && p)
+		found = duress_check_left_behind(&p->pw, in_use, n);
+	free(p);
+	return found;
+}
+
 /* Whether DIR/duress is pam-auth-update's profile of the Debian package. */
 static bool has_profile(const char *dir)
 {
@@ -1185,6 +1238,8 @@ int duress_cmd_check(int argc, char **argv)
 	if (*rep.pam_dir && check_stack(&rep, &o) < 0)
 		return 2;
 	status = check_all_dirs(&o, &rep, &bad, &actions) < 0 ? 2 : 0;
+	if (status == 0)
+		bad += check_left_behind(&o, &rep);
 	if (status == 0)
 		boot = check_boot(&o, &bad, &actions);
 	for (size_t i = 0; i < rep.n_lines; i++)

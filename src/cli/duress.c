@@ -36,8 +36,8 @@ static void usage(FILE *out)
 	fputs("Usage: duress COMMAND [OPTION]... ARG...\n"
 	      "\n"
 	      "Commands:\n"
-	      "  sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N]\n"
-	      "       [--pam-dir DIR] FILE...\n"
+	      "  sign [--stdin] [--also FILE]... [--no-also] [--memlimit BYTES]\n"
+	      "       [--opslimit N] [--pam-dir DIR] FILE...\n"
 	      "        bind a duress password to each action FILE, writing FILE.sig\n"
 	      "  verify [--stdin] FILE\n"
 	      "        say whether a password matches FILE's signature (runs nothing);\n"
@@ -62,7 +62,9 @@ static void usage(FILE *out)
 	      "  --stdin              sign, verify, add: read the password as one line\n"
 	      "                       from standard input; test: one line per prompt\n"
 	      "  --also FILE          sign: bind a companion file too (up to 8): if it\n"
-	      "                       changes, the action no longer runs\n"
+	      "                       changes, the action no longer runs; without it,\n"
+	      "                       those the old signature binds are kept\n"
+	      "  --no-also            sign: bind no companion file, not even the old ones\n"
 	      "  --memlimit BYTES     sign, add: Argon2id memory for a new salt (K, M, G\n"
 	      "                       suffixes)\n"
 	      "  --opslimit N         sign, add: Argon2id passes for a new salt; neither\n"
@@ -95,8 +97,9 @@ static void usage(FILE *out)
 
 static void sign_usage(FILE *out)
 {
-	fputs("Usage: duress sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N]\n"
-	      "                   [--allow-weak-cost] [--pam-dir DIR] [--boot-dir DIR] FILE...\n"
+	fputs("Usage: duress sign [--stdin] [--also FILE]... [--no-also] [--memlimit BYTES]\n"
+	      "                   [--opslimit N] [--allow-weak-cost] [--pam-dir DIR]\n"
+	      "                   [--boot-dir DIR] FILE...\n"
 	      "       duress_sign [same options] FILE...\n"
 	      "\n"
 	      "Binds one duress password to the exact content of each action FILE and\n"
@@ -107,7 +110,10 @@ static void sign_usage(FILE *out)
 	      "\n"
 	      "  --stdin          read the password as one line from standard input\n"
 	      "  --also FILE      bind a companion file too (up to 8): if it changes,\n"
-	      "                   the action no longer runs\n"
+	      "                   the action no longer runs.  Without any, the files the\n"
+	      "                   signature being replaced binds are bound again (said\n"
+	      "                   in a warning)\n"
+	      "  --no-also        bind no companion file, not even those\n"
 	      "  --memlimit BYTES Argon2id memory for a new salt (K, M, G suffixes);\n"
 	      "                   by default the directory's salt and cost are reused\n"
 	      "  --opslimit N     Argon2id passes for a new salt; neither may be below\n"
@@ -149,12 +155,14 @@ enum {
 	OPT_VERSION,
 	OPT_PAM_DIR,
 	OPT_BOOT_DIR,
-	OPT_ALLOW_WEAK_COST
+	OPT_ALLOW_WEAK_COST,
+	OPT_NO_ALSO
 };
 
 static const struct option sign_options[] = {
 	{ "stdin", no_argument, NULL, OPT_STDIN },
 	{ "also", required_argument, NULL, OPT_ALSO },
+	{ "no-also", no_argument, NULL, OPT_NO_ALSO },
 	{ "memlimit", required_argument, NULL, OPT_MEMLIMIT },
 	{ "opslimit", required_argument, NULL, OPT_OPSLIMIT },
 	{ "allow-weak-cost", no_argument, NULL, OPT_ALLOW_WEAK_COST },
@@ -209,6 +217,9 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 		case OPT_ALLOW_WEAK_COST:
 			c->sign.allow_weak_cost = true;
 			break;
+		case OPT_NO_ALSO:
+			c->sign.drop_also = true;
+			break;
 		case OPT_PAM_DIR:
 			c->sign.pam_dir = optarg;
 			break;
@@ -229,6 +240,11 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 			*status = 2;
 			return -1;
 		}
+	}
+	if (for_sign && c->sign.drop_also && c->sign.n_also) {
+		fputs("duress sign: --no-also and --also: choose one\n", stderr);
+		*status = 2;
+		return -1;
 	}
 	if (for_sign && duress_sign_opts_floor(&c->sign) < 0) {
 		*status = 2;

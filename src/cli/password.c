@@ -13,21 +13,15 @@
 
 #include <sodium.h>
 
+#include "cli/ending.h"
 #include "core/write.h"
-
-/* Set by the handler of the signals that end a prompt; read once the prompt is over. */
-static volatile sig_atomic_t caught;
-
-static void on_signal(int sig)
-{
-	caught = sig;
-}
 
 /*
  * Reads one line from fd byte by byte, so that nothing past it is consumed.
  * The signals of interest are blocked outside ppoll(), which opens wait_mask
  * (NULL: no change) only while it waits: a signal cannot slip in between a
- * check of caught and a read() that would then block until the next key.
+ * look at duress_ending_caught() and a read() that would then block until
+ * the next key.
  */
 static int read_line(int fd, const sigset_t *wait_mask, char *buf, size_t *len)
 {
@@ -39,7 +33,7 @@ static int read_line(int fd, const sigset_t *wait_mask, char *buf, size_t *len)
 		ssize_t r;
 
 		if (ppoll(&p, 1, NULL, wait_mask) < 0) {
-			if (errno == EINTR && !caught)
+			if (errno == EINTR && !duress_ending_caught())
 				continue;
 			return -errno;
 		}
@@ -59,51 +53,38 @@ static int read_line(int fd, const sigset_t *wait_mask, char *buf, size_t *len)
 	return 0;
 }
 
-/* What a user or the system sends to end a command at a prompt. */
-static const int ending_signals[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP };
-#define N_ENDING (sizeof(ending_signals) / sizeof(ending_signals[0]))
-
 /* The signal state a prompt changes, to put back whatever happens. */
 struct prompt_guard {
 	sigset_t old_mask;
 	sigset_t wait_mask; /* while waiting for a key: the old one, and Ctrl-Z held */
-	struct sigaction old_action[N_ENDING];
+	struct duress_ending ending;
 };
 
 /*
- * Blocks the ending signals and catches them (without SA_RESTART), except
- * those the caller ignores: a job started with them ignored keeps them so.
- * Ctrl-Z (SIGTSTP) stays pending until the prompt is over: a shell does not
- * give a stopped job its terminal modes back, so a password typed after
- * `fg` would be echoed.
+ * Blocks the ending signals and catches them (cli/ending.h), so that a
+ * signal cannot slip in between a check and a read() that would then wait
+ * for the next key.  Ctrl-Z (SIGTSTP) stays pending until the prompt is
+ * over: a shell does not give a stopped job its terminal modes back, so a
+ * password typed after `fg` would be echoed.
  */
 static void guard_signals(struct prompt_guard *g)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	sigset_t block;
 
 	sigemptyset(&block);
-	for (size_t i = 0; i < N_ENDING; i++)
-		sigaddset(&block, ending_signals[i]);
+	duress_ending_add(&block);
 	sigaddset(&block, SIGTSTP);
-	sigemptyset(&sa.sa_mask);
-	caught = 0;
 	sigprocmask(SIG_BLOCK, &block, &g->old_mask);
 	g->wait_mask = g->old_mask;
 	sigaddset(&g->wait_mask, SIGTSTP);
-	for (size_t i = 0; i < N_ENDING; i++) {
-		sigaction(ending_signals[i], NULL, &g->old_action[i]);
-		if (g->old_action[i].sa_handler != SIG_IGN)
-			sigaction(ending_signals[i], &sa, NULL);
-	}
+	duress_ending_catch(&g->ending);
 }
 
-/* Unblocking first: a signal still pending lands in caught, not in a default action. */
+/* Unblocking first: a signal still pending is caught, not given its default action. */
 static void unguard_signals(const struct prompt_guard *g)
 {
 	sigprocmask(SIG_SETMASK, &g->old_mask, NULL);
-	for (size_t i = 0; i < N_ENDING; i++)
-		sigaction(ending_signals[i], &g->old_action[i], NULL);
+	duress_ending_restore(&g->ending);
 }
 
 /*
@@ -133,7 +114,7 @@ static int prompt(int tty, const char *text, bool echo, char *buf, size_t *len)
 	}
 	(void)tcsetattr(tty, TCSAFLUSH, &old);
 	unguard_signals(&g);
-	if (caught) {
+	if (duress_ending_caught()) {
 		sodium_memzero(buf, DURESS_PASSWORD_MAX + 1);
 		r = -EINTR;
 	}
@@ -144,7 +125,7 @@ static int prompt(int tty, const char *text, bool echo, char *buf, size_t *len)
 static _Noreturn void end_interrupted(struct duress_password *pw)
 {
 	sodium_free(pw);
-	exit(128 + caught);
+	exit(128 + duress_ending_caught());
 }
 
 /* -EINVAL was reported where it happened, -EINTR needs no words. */

@@ -25,12 +25,13 @@ bool duress_set_file_is_stdin(const char *spec)
  * Reads from fd until a newline or DURESS_SET_FILE_MAX + 1 bytes: one byte
  * more than a value may have, so a longer first line is seen.  Returns the
  * number of bytes read (the first line is what comes before a newline), or
- * -errno.
+ * -errno; *eof tells whether the end of the input was reached.
  */
-static ssize_t read_head(int fd, char *buf)
+static ssize_t read_head(int fd, char *buf, bool *eof)
 {
 	size_t len = 0;
 
+	*eof = false;
 	while (len <= DURESS_SET_FILE_MAX && !memchr(buf, '\n', len)) {
 		ssize_t n = read(fd, buf + len, DURESS_SET_FILE_MAX + 1 - len);
 
@@ -38,11 +39,49 @@ static ssize_t read_head(int fd, char *buf)
 			continue;
 		if (n < 0)
 			return -errno;
-		if (n == 0)
+		if (n == 0) {
+			*eof = true;
 			break;
+		}
 		len += (size_t)n;
 	}
 	return (ssize_t)len;
+}
+
+/*
+ * Reads the rest of fd up to its end, dropping it: at a terminal, the
+ * Ctrl-D that ends the value.  Left unread, it would be the next thing the
+ * terminal gives: an empty answer to the password prompt, or, after an
+ * error, the end of the user's shell.  The notes after the first line are
+ * read too, and wiped.
+ */
+static void drain(int fd)
+{
+	char rest[256];
+	ssize_t n;
+
+	while ((n = read(fd, rest, sizeof(rest))) > 0 || (n < 0 && errno == EINTR))
+		;
+	sodium_memzero(rest, sizeof(rest));
+}
+
+/*
+ * The value of "-": standard input's first line.  At a terminal it ends
+ * with Ctrl-D, as the one line said before it tells.
+ */
+static ssize_t read_stdin(const char *spec, size_t key_len, char *buf)
+{
+	bool tty = isatty(STDIN_FILENO), eof;
+	ssize_t n;
+
+	if (tty)
+		fprintf(stderr,
+			"duress add: %.*s: paste or type the value, then Enter and Ctrl-D\n",
+			(int)key_len, spec);
+	n = read_head(STDIN_FILENO, buf, &eof);
+	if (tty && !eof)
+		drain(STDIN_FILENO);
+	return n;
 }
 
 /* The first line's length in buf (n bytes read), or why it is refused (NULL: fine). */
@@ -117,7 +156,10 @@ char *duress_set_file_read(const char *spec)
 	const char *why = NULL;
 	char *set = NULL;
 	int fd = open_value_file(eq + 1, &why, reason, sizeof(reason));
-	ssize_t n = fd < 0 ? -1 : read_head(fd, buf);
+	bool eof;
+	ssize_t n = fd < 0             ? -1 :
+		    fd == STDIN_FILENO ? read_stdin(spec, key_len, buf) :
+					 read_head(fd, buf, &eof);
 
 	if (fd > STDIN_FILENO)
 		close(fd);

@@ -12,7 +12,9 @@
 /*
  * duress add --set-file KEY=FILE: reads the value of KEY from the first line
  * of FILE ("-": standard input), so that a secret never sits in argv, ps or
- * the shell's history.  spec is "KEY=FILE" with the key already checked.
+ * the shell's history.  Standard input at a terminal is read up to its end
+ * (Ctrl-D, which a line on stderr asks for first), so that the Ctrl-D is
+ * not left for the password prompt that follows.  spec is "KEY=FILE" with the key already checked.
  * Returns a new "KEY=VALUE" string (free with duress_set_file_free()), or
  * NULL after a one-line error: FILE is not a regular file (a symlink, FIFO,
  * directory, device or socket: never opened for reading, so nothing blocks),

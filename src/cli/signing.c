@@ -473,7 +473,7 @@ static int bind_companions(const struct action_file *f, const struct duress_sig 
 	return 0;
 }
 
-/* Records the companion files by absolute path, symlinks resolved. */
+/* Records the companion files given, by absolute path, symlinks resolved. */
 static int add_companions(const struct action_file *f, const struct duress_sign_opts *opts,
 			  struct duress_sig *sig)
 {
@@ -494,6 +494,48 @@ static int add_companions(const struct action_file *f, const struct duress_sign_
 		}
 	}
 	return 0;
+}
+
+/* The companions as --also options ("--also A --also B"), escaped, into buf. */
+static const char *also_options(const struct duress_sig *sig, char *buf, size_t size)
+{
+	char shown[SHOWN_PATH_SIZE];
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (const char *p = duress_sig_next_also(sig, NULL); p && used < size;
+	     p = duress_sig_next_also(sig, p))
+		used += (size_t)snprintf(buf + used, size - used, "%s--also %s", used ? " " : "",
+					 duress_escape(p, shown, sizeof(shown)));
+	return buf;
+}
+
+/*
+ * With no --also (and no --no-also): the companions the signature being
+ * replaced binds, said in one warning.  A signature that is absent,
+ * unreadable or malformed binds none: there is nothing to keep.
+ */
+static void keep_companions(const struct action_file *f, struct duress_sig *sig)
+{
+	char name[NAME_MAX + sizeof(DURESS_SIG_SUFFIX)], buf[DURESS_SIG_MAX + 1];
+	char shown[SHOWN_PATH_SIZE];
+	/* Each path escaped, and " --also " before each. */
+	char also[DURESS_ESCAPED_SIZE(DURESS_ALSO_MAX_BYTES) +
+		  sizeof(" --also ") * (size_t)DURESS_ALSO_MAX_FILES];
+	struct duress_sig old;
+	size_t len = 0;
+
+	snprintf(name, sizeof(name), "%s%s", f->name, DURESS_SIG_SUFFIX);
+	if (read_small(f->dir_fd, name, buf, sizeof(buf), &len) < 0 ||
+	    duress_sig_parse(buf, len, &old) < 0 || old.also_len == 0)
+		return;
+	memcpy(sig->also, old.also, old.also_len);
+	sig->also_len = old.also_len;
+	fprintf(stderr,
+		"duress: %s: warning: no --also given: still bound to what its old signature "
+		"binds (%s); --no-also binds nothing\n",
+		duress_escape(f->path, shown, sizeof(shown)),
+		also_options(sig, also, sizeof(also)));
 }
 
 int duress_sign_opts_cost(struct duress_sign_opts *opts, bool memory, const char *value)
@@ -581,8 +623,11 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 	duress_warn_weak_password(f.st.st_uid, pw);
 	view_load(&f, opts, &view);
 	choice = choose_params(&view, opts, &sig.params);
-	if (check_cost(&f, &view, &sig.params) < 0 || add_companions(&f, opts, &sig) < 0 ||
-	    bind_companions(&f, &sig, sig.content_hash) < 0)
+	if (check_cost(&f, &view, &sig.params) < 0 || add_companions(&f, opts, &sig) < 0)
+		goto out;
+	if (opts->n_also == 0 && !opts->drop_also)
+		keep_companions(&f, &sig);
+	if (bind_companions(&f, &sig, sig.content_hash) < 0)
 		goto out;
 	if (duress_derive_key(pw->text, pw->len, &sig.params, key) < 0) {
 		fail(path, "out of memory for Argon2id");

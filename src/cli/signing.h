@@ -15,6 +15,11 @@ struct duress_sign_opts {
 	bool allow_weak_cost; /* --allow-weak-cost: below the floor too (test suites) */
 	const char *also[DURESS_ALSO_MAX_FILES]; /* companion files, as given */
 	size_t n_also;
+	/*
+	 * --no-also: with no --also, bind no companion.  Otherwise, with none
+	 * given, those the signature being replaced binds are bound again.
+	 */
+	bool drop_also;
 	const char *pam_dir;  /* where to find the module line's directories (NULL: /etc/pam.d) */
 	const char *boot_dir; /* the disk-unlock prompt's directory (NULL: DURESS_BOOT_DIR) */
 	const char *dracut_conf; /* dracut's config directory (NULL: DURESS_DRACUT_CONF_DIR) */
@@ -35,9 +40,11 @@ int duress_sign_opts_floor(const struct duress_sign_opts *opts);
 
 /*
  * Signs the action at path where it lies, bound to the companion files,
- * writing path.sig atomically (mode 0600, owned like the action).  Prints
- * what is done and what still needs fixing; returns 0 or -1 after a
- * one-line error.
+ * writing path.sig atomically (mode 0600, owned like the action).  With no
+ * companion given and no drop_also, those of the signature it replaces are
+ * bound again, with a warning naming them: re-signing after an edit must
+ * not quietly unbind a config.  Prints what is done and what still needs
+ * fixing; returns 0 or -1 after a one-line error.
  */
 int duress_sign_file(const char *path, const struct duress_password *pw,
 		     const struct duress_sign_opts *opts);

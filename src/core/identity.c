@@ -9,27 +9,10 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "identity_syscalls.h"
 
 /* Passes over what differs before the rights count as lost: a failure that passes goes with the second. */
 #define RESTORE_PASSES 2
-
-/*
- * Raw system calls, not glibc's setgroups(), which changes every thread of
- * the process (as libcap's cap_set_proc() may, through libpsx): a PAM
- * application may be multithreaded, and only this thread may take a user's
- * rights.  32-bit ids where the old calls are 16-bit.
- */
-#ifdef SYS_setfsuid32
-#define SYS_SETFSUID SYS_setfsuid32
-#define SYS_SETFSGID SYS_setfsgid32
-#define SYS_SETGROUPS SYS_setgroups32
-#define SYS_GETGROUPS SYS_getgroups32
-#else
-#define SYS_SETFSUID SYS_setfsuid
-#define SYS_SETFSGID SYS_setfsgid
-#define SYS_SETGROUPS SYS_setgroups
-#define SYS_GETGROUPS SYS_getgroups
-#endif
 
 int duress_identity_init(struct duress_identity *id, const struct passwd *pw,
 			 const struct duress_log *lg)

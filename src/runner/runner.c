@@ -310,14 +310,21 @@ static int prepare(struct duress_manifest *m)
  * Waits for the module's release: one byte on stdin.  An end without it
  * (the module failed after the hold, or died) means no chain may start:
  * nothing runs that the module's answer does not account for.  Then the
- * actions' stdin is /dev/null.
+ * actions' stdin is /dev/null.  A stdin that is no socket comes from a
+ * module older than the release channel (0.1.0 builds that started this
+ * runner with /dev/null, still loaded in a screen locker across an
+ * upgrade): it started the runner only once its answer was made, so the
+ * start was the release.
  */
 static bool released(void)
 {
+	struct stat st;
 	ssize_t n;
 	char c;
 	int null;
 
+	if (fstat(STDIN_FILENO, &st) == 0 && !S_ISSOCK(st.st_mode))
+		return true;
 	while ((n = read(STDIN_FILENO, &c, 1)) < 0 && errno == EINTR)
 		;
 	null = open("/dev/null", O_RDONLY | O_CLOEXEC);

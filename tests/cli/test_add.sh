@@ -87,7 +87,8 @@ check "add: duress verify matches the password" test $? -eq 0
 echo "GREETING=changed" >>"$TD/demo.conf"
 out=$(duress check --pam-dir "$T/pam" --global-dir "")
 check "config edited afterwards: check exits 1" test $? -eq 1
-check "config edited afterwards: content changed since signing" grep -qx "$TD/demo: SKIPPED: content changed since signing" <<<"$out"
+check "config edited afterwards: content changed since signing, and the command that signs it again bound to its config" \
+	grep -qxF "$TD/demo: SKIPPED: content changed since signing; fix: if the change is yours, sign it again: duress sign --also $TD/demo.conf $TD/demo" <<<"$out"
 
 # --- refusals -------------------------------------------------------------------------
 before=$(cat "$TD/demo" "$TD/demo.conf" "$TD/demo.sig" | sha256sum)
@@ -151,6 +152,13 @@ check "the tree's alert: the value set" grep -qx "NTFY_URL=http://127.0.0.1:9/t"
 out=$(echo "$PW" | add plain --stdin 2>/dev/null)
 check "example without config: ARMED" grep -qx "$TD/plain: ARMED" <<<"$out"
 check "example without config: the same bytes" cmp -s "$EX/plain" "$TD/plain"
+# Replaced with --force, it is signed bound to nothing, whatever the old signature bound:
+# duress sign's keeping of an old binding is for an action signed again, not for a new one.
+printf 'K=1\n' >"$T/other.conf" && chmod 600 "$T/other.conf"
+duress sign --stdin --pam-dir "$T/pam" --memlimit 8K --opslimit 1 --allow-weak-cost --also "$T/other.conf" "$TD/plain" >/dev/null 2>&1 <<<"$PW"
+err=$(echo "$PW" | add plain --stdin --force 2>&1 >/dev/null)
+check "--force over an action bound to a companion: no companion kept, none said" \
+	test -z "$(grep -e "--also" <<<"$err")" -a "$(cut -d'$' -f5 "$TD/plain.sig" | cut -c1-5)" != "also="
 
 # --- all or nothing ---------------------------------------------------------------------------
 # listing DIR: its entries, hidden ones too, each with its content's hash.
@@ -451,12 +459,39 @@ refused "two --set-file KEY=-" 2 \
 	"duress add: two --set-file KEY=- both read standard input: give the value in a file" \
 	--set-file GREETING=- --set-file TARGET=-
 refused "--set-file without =FILE" 2 "duress add: --set-file GREETING: not KEY=FILE" --stdin --set-file GREETING
+# Issue 25, item 6: a value from standard input leaves the terminal as the only place for the
+# password; without one, that is said before anything is read.
+err=$(echo "https://x.invalid/t" | setsid -w $WRAP "$DURESS" add demo --force --set-file GREETING=- --pam-dir "$T/pam" \
+	--examples-dir "$EX" --memlimit 8K --opslimit 1 --allow-weak-cost 2>&1 >/dev/null)
+rc=$?
+check "--set-file KEY=- without a terminal: exit 2, one line, nothing written" test "$rc" -eq 2 -a \
+	"$err" = "duress add: --set-file KEY=- reads standard input, so the password is asked at the terminal, and there is none: give the value in a file (--set-file KEY=FILE) and the password with --stdin" -a \
+	"$(listing "$TD")" = "$before"
 printf 'x\r\n' >"$T/cr"
 refused "--set-file, a carriage return: the same check as --set" 1 \
 	"duress add: --set GREETING: the value must be one line" --stdin --set-file "GREETING=$T/cr"
 head -c 4096 /dev/zero | tr '\0' y >"$T/max"
 echo "$PW" | add demo --stdin --force --set-file "GREETING=$T/max" >/dev/null 2>&1
 check "--set-file, exactly 4096 bytes: taken" test "$(grep -c "^GREETING=y\{4096\}\$" "$TD/demo.conf")" -eq 1
+
+# --- no cracklib dictionary (issue 25, item 11) -------------------------------------------------
+# cracklib says a missing dictionary with perror() ("...cracklib_dict.pwd: No such file or
+# directory"); add says it in one line of its own.  Root only: the dictionary's directory is
+# hidden under a tmpfs in a mount namespace of this command alone.
+DICT=/var/cache/cracklib
+weak=$(echo password | add demo --stdin --force --no-edit 2>&1 >/dev/null)
+if [ "$(id -u)" -ne 0 ]; then
+	skip "no cracklib dictionary: needs root (a mount namespace)"
+elif [ ! -e "$DICT/cracklib_dict.pwd" ] || ! grep -q "weak password" <<<"$weak"; then
+	skip "no cracklib dictionary: no libpwquality, or no dictionary in $DICT to hide"
+else
+	err=$(echo password | unshare -m sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' sh "$DICT" \
+		$WRAP "$DURESS" add demo --stdin --force --no-edit --pam-dir "$T/pam" --examples-dir "$EX" \
+		--memlimit 8K --opslimit 1 --allow-weak-cost 2>&1 >/dev/null)
+	echo "$err" | diag
+	check "no cracklib dictionary: cracklib's own line is not shown, one line of add's says it" \
+		test -z "$(grep -i "no such file" <<<"$err")" -a "$(grep -c "not checked against a dictionary" <<<"$err")" -eq 1
+fi
 
 # --- a per-user directory the user cannot make (user_dir=/var/lib/duress/%u) -----------------
 # A root-owned 0711 parent, as the package makes /var/lib/duress.

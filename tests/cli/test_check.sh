@@ -43,13 +43,16 @@ printf 'KEY=1\n' >"$T/companion.conf" && chmod 600 "$T/companion.conf"
 new_action companion && duress sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost --also "$T/companion.conf" "$D/companion" >/dev/null 2>&1 <<<"Check-pw-1"
 rm "$T/companion.conf"
 printf 'notes\n' >"$D/notes.txt" && chmod 600 "$D/notes.txt"
+printf 'KEY=1\n' >"$T/bound.conf" && chmod 600 "$T/bound.conf"
+new_action bound && sign --also "$T/bound.conf" "$D/bound" && echo 'KEY=2' >>"$T/bound.conf"
 
 out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
 expect armed "ARMED"
 expect nosig "SKIPPED: no signature (run: duress sign)"
-expect changed "SKIPPED: content changed since signing"
+expect changed "SKIPPED: content changed since signing; fix: if the change is yours, sign it again: duress sign $D/changed"
+expect bound "SKIPPED: content changed since signing; fix: if the change is yours, sign it again: duress sign --also $T/bound.conf $D/bound"
 expect groupw "SKIPPED: writable by group or others"
 expect noexec "SKIPPED: not executable"
 expect link "SKIPPED: symlink"
@@ -71,6 +74,14 @@ expect companion "SKIPPED: a companion file (--also) is missing or unreadable"
 expect notes.txt "ignored: not an action (neither executable nor signed)"
 if [ $rc -eq 1 ]; then ok "exit 1 when an action is not armed"; else not_ok "exit $rc, expected 1"; fi
 if grep -q "^not every action is armed$" <<<"$out"; then ok "summary line"; else not_ok "summary line"; fi
+
+# The fix of a changed action, run as printed (the password on standard input), arms it again.
+fix=$(grep -F "$D/bound: " <<<"$out")
+fix=${fix#*sign it again: duress sign }
+read -r -a fix_args <<<"$fix"
+sign "${fix_args[@]}"
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
+expect bound "ARMED"
 
 # A directory with only armed actions (and a data file) exits 0.
 D=$T/clean
@@ -473,6 +484,48 @@ out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" --boot-dir "" 2>
 rc=$?
 echo "$out" | diag
 lacks "two salts at the default cost: a WARN for two derivations (and none for the cost)" 0 "other than the default" "$D: WARN: 2 different salts or costs, so a wrong password for $(id -un) costs 2 Argon2id derivations, and for an account without actions one; fix: sign its actions again without --memlimit and --opslimit (duress sign then shares one salt)"
+
+# Issue 25, item 11: actions left in the per-user directory of the other placement (here
+# ~/.duress, the module line reading another user_dir=, as the laptop profile's
+# /var/lib/duress/%u does) are named, each with the commands that move it.  nss_wrapper
+# gives the caller a home under $T and a name no /var/lib/duress holds.
+NAME=dleft$$
+H=$T/lefthome && mkdir -p -m 700 "$H/.duress" && mkdir -p -m 755 "$T/lib" "$T/leftpam"
+printf '%s:x:%s:%s::%s:/bin/sh\n' "$NAME" "$(id -u)" "$(id -g)" "$H" >"$T/left.passwd"
+printf '%s:x:%s:\n' "$NAME" "$(id -g)" >"$T/left.group"
+printf "${TYPICAL/pam_duress.so/pam_duress.so user_dir=$T/lib/%%u}" >"$T/leftpam/common-auth"
+echo "@include common-auth" >"$T/leftpam/login"
+as_left() {
+	env LD_PRELOAD="${DURESS_PRELOAD_ASAN:+$DURESS_PRELOAD_ASAN }libnss_wrapper.so" \
+		NSS_WRAPPER_PASSWD="$T/left.passwd" NSS_WRAPPER_GROUP="$T/left.group" "$@"
+}
+O=$H/.duress N=$T/lib/$NAME
+D=$O
+new_action plain && sign "$D/plain"
+printf 'URL=x\n' >"$O/alert.conf" && chmod 600 "$O/alert.conf"
+printf '#!/bin/sh\nCONFIG=%s/alert.conf\n. "$CONFIG"\n' "$O" >"$O/alert" && chmod 700 "$O/alert"
+sign --also "$O/alert.conf" "$O/alert"
+out=$(as_left $WRAP "$DURESS" check --pam-dir "$T/leftpam" --global-dir "" --boot-dir "" 2>&1)
+rc=$?
+echo "$out" | diag
+NOT_READ="SKIPPED: not in the per-user directory the module reads (user_dir=$T/lib/%u: $N); fix: install -d -m 700 $N && mv"
+has "left in ~/.duress, no companion: moved with its signature" 1 "$O/plain: $NOT_READ $O/plain $O/plain.sig $N/"
+has "left in ~/.duress, a companion beside it: moved too, the action pointed at it and signed again" 1 \
+	"$O/alert: $NOT_READ $O/alert $O/alert.sig $O/alert.conf $N/ && sed -i 's|$O/|$N/|g' $N/alert && duress sign --also $N/alert.conf $N/alert"
+check "left in ~/.duress: not every action is armed" grep -qx "not every action is armed" <<<"$out"
+# Run as printed (duress sign with the password on standard input), both arm where the module reads.
+for name in plain alert; do
+	fix=$(grep -F "$O/$name: " <<<"$out")
+	fix=${fix#*; fix: }
+	bash -c "${fix//duress sign/$WRAP $DURESS sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost}" >/dev/null 2>&1 <<<"Check-pw-1"
+done
+out=$(as_left $WRAP "$DURESS" check --pam-dir "$T/leftpam" --global-dir "" --boot-dir "" 2>&1)
+rc=$?
+echo "$out" | diag
+has "the fixes run: the moved action is ARMED where the module reads" 0 "$N/plain: ARMED"
+has "the fixes run: the action with its companion is ARMED there" 0 "$N/alert: ARMED"
+check "the fixes run: the action reads its config at the new place" grep -qx "CONFIG=$N/alert.conf" "$N/alert"
+check "the fixes run: nothing named in the old directory" test -z "$(grep -F "$O/" <<<"$out")"
 
 # Usage errors.
 duress check --bogus >/dev/null 2>&1

@@ -116,7 +116,7 @@ rm "$B/nosig"
 echo '# edited' >>"$B/alert"
 boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"
 expect "a changed boot action is skipped, with its kind" \
-	"$B/alert: after boot: SKIPPED: content changed since signing"
+	"$B/alert: after boot: SKIPPED: content changed since signing; fix: if the change is yours, sign it again: duress sign --boot-dir $B $B/alert"
 sign "$B/alert"
 chmod 770 "$B"
 boot_check --crypttab "$T/crypttab.ks" --initramfs "$T/none"

@@ -258,6 +258,23 @@ check "a nonexistent companion is refused" test $? -ne 0
 # Issue 17 item 6: /proc makes its content up for each reader; no companion there.
 err=$(echo 'Also-pw-6' | sign --also /proc/self/status "$F" 2>&1 >/dev/null)
 check "a companion on /proc is refused, and why is said" test $? -ne 0 -a -n "$(grep "pseudo-filesystem" <<<"$err")"
+# Issue 25, item 11: signed again without --also (after an edit), the action stays bound to
+# what its old signature binds, and one warning says so; --no-also unbinds it.
+echo 'Also-pw-6' | sign --also "$T/conf/alert.conf" "$F" >/dev/null 2>&1
+err=$(echo 'Also-pw-6' | sign "$F" 2>&1 >/dev/null)
+check "signed again without --also: exit 0" test $? -eq 0
+check "signed again without --also: one warning naming what stays bound, and --no-also" \
+	test "$(grep -c warning <<<"$err")" -eq 1 -a "$err" = "duress: $F: warning: no --also given: still bound to what its old signature binds (--also $T/conf/alert.conf); --no-also binds nothing"
+also=$(sig_field "$F" 5)
+check "signed again without --also: the companion is still bound" test "$(b64_decode "${also#also=}" | tr '\0' '\n')" = "$T/conf/alert.conf"
+printf 'URL=https://attacker.invalid/again\n' >"$T/conf/alert.conf"
+echo 'Also-pw-6' | duress verify --stdin "$F" >/dev/null 2>&1
+check "signed again without --also: a change to the companion still disarms it" test $? -eq 1
+err=$(echo 'Also-pw-6' | sign --no-also "$F" 2>&1 >/dev/null)
+check "--no-also: exit 0, no warning" test $? -eq 0 -a -z "$(grep warning <<<"$err")"
+check "--no-also: no companion in the signature" test "$(sig_field "$F" 5 | cut -c1-5)" != "also="
+echo 'Also-pw-6' | sign --no-also --also "$T/conf/alert.conf" "$F" >/dev/null 2>&1
+check "--no-also with --also: a usage error, exit 2" test $? -eq 2
 rm -f "$F" "$F.sig"
 
 # --- help, version, alias --------------------------------------------------------

@@ -25,6 +25,7 @@ DURESS=$2
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 U=duresstest$$
+RP=$(random_password)
 
 # The overlays' upper layers live on a tmpfs of our own, gone with the namespace.
 mkdir "$T/ns"
@@ -54,7 +55,7 @@ for _ in $(seq 100); do [ -e "$T/log.ready" ] && break; sleep 0.05; done
 
 H=$T/home
 useradd -l -M -d "$H" -s /bin/sh "$U" || exit 1
-echo "$U:Real-pw-77x" | chpasswd || exit 1
+echo "$U:$RP" | chpasswd || exit 1
 mkdir -p "$H/.duress" "$T/bin"
 cp "$DURESS" "$T/bin/duress"
 chmod 755 "$T/bin" "$T/bin/duress"
@@ -83,7 +84,7 @@ log_sync() {
 REAL="that is the account's real password, which pam_unix accepts first"
 NOCHECK="warning: could not check that this is not the account's real password"
 
-as_user real 'Real-pw-77x'
+as_user real "$RP"
 check "user, real password: refused (exit 1)" test $rc -eq 1
 check "user, real password: says why" grep -qF "duress: $H/.duress/real: $REAL" <<<"$out"
 check "user, real password: no signature" test ! -e "$H/.duress/real.sig"
@@ -99,7 +100,7 @@ check "user, another password: unix_chkpwd logs a failed check" \
 echo "# unix_chkpwd logged: $(grep unix_chkpwd "$T/log" | tr -d "\0")"
 
 # root keeps reading the shadow file itself.
-out=$(printf '%s\n' 'Real-pw-77x' | $WRAP "$DURESS" sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$H/.duress/other" 2>&1)
+out=$(printf '%s\n' "$RP" | $WRAP "$DURESS" sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$H/.duress/other" 2>&1)
 check "root, the owner's real password: refused (exit 1)" test $? -eq 1
 check "root, the owner's real password: says why" grep -qF "$REAL" <<<"$out"
 

@@ -14,16 +14,16 @@
 # (bench/ssh_login.sh; the test itself times nothing).  E2E_BENCH_N (10):
 # logins of each kind timed.
 #
-# What it creates, all with a random tag R, and removes on every exit path
-# (EXIT, INT, TERM): the users dtest_Ra (logs in, owns actions) and dtest_Rb
-# (runs su), homes included (userdel -r); the PAM service files
-# /etc/pam.d/duress-e2e-R and duress-e2e-R-before (an existing file is never
-# touched); a temporary directory (global actions, results, sshd's host key,
-# config, log and pid file, the log-parity captures); /run/sshd if it was
-# missing; the sshds and the syslog listener it starts (by PID).  Actions
-# still running as the test users at the end are waited for (bounded), then
-# ended by PID.
-#
+# It runs in a private mount namespace where /etc is an overlay with a
+# tmpfs upper layer and $T a tmpfs (tests/lib/root.sh, private_etc_or_rerun):
+# the users dtest_Ra (logs in, owns actions) and dtest_Rb (runs su), R a
+# random tag, their homes, the PAM service files /etc/pam.d/duress-e2e-R and
+# duress-e2e-R-before, sshd's host key, config and logs exist there only,
+# and go with the namespace however the test ends, SIGKILL included; the
+# passwords are random.  On its way out it stops the sshds and the syslog
+# listener it started (by PID) and waits for the actions still running as
+# the test users (bounded), then ends them by PID.
+
 # su uses the PAM service "su": it runs in a private mount namespace
 # (unshare -m) where the test's service file is bind-mounted over
 # /etc/pam.d/su, so the real file is never edited and no other process sees
@@ -43,6 +43,7 @@
 set -u
 set -o pipefail
 
+ARGS=("$@")
 BENCH_ONLY=0
 if [ "${1:-}" = "--bench-only" ]; then
 	BENCH_ONLY=1
@@ -64,6 +65,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 . "$(dirname "$0")/../lib/sshd.sh"
 
 require_root "not root: the end-to-end tests create users and run sshd"
+private_etc_or_rerun "${ARGS[@]}"
 sanitizer_built "$1" &&
 	skip_all "sanitizer-built module: sshd, su and pamtester cannot load it without the runtime preloaded"
 missing=$(missing_tools pamtester sshd ssh ssh-keygen sshpass expect setpriv unshare useradd userdel \
@@ -87,27 +89,21 @@ U2=dtest_${R}b # the unprivileged user who runs su
 SERVICE=duress-e2e-$R
 PAMFILE=/etc/pam.d/$SERVICE
 # Passwords: real, duress (a per-user and a global action), slow (a per-user
-# action that outlives the login), wrong.
-RP1="Real-${R}-pw-1x"
-RP2="Other-${R}-pw-2y"
-DP="Duress-${R}-pw-3z"
-SP="Slow-${R}-pw-4w"
-WP="Wrong-${R}-pw-5v"
-
-CREATED_USERS=()
-CREATED_PAMFILE=""
+# action that outlives the login), wrong.  Random: the accounts exist in
+# this namespace only, but a password is never one their names give away.
+RP1=$(random_password)
+RP2=$(random_password)
+DP=$(random_password)
+SP=$(random_password)
+WP=$(random_password)
 
 # shellcheck disable=SC2317 # called by at_exit
 cleanup() {
 	local u uid
 	stop_sshd
-	for u in "${CREATED_USERS[@]}"; do
-		uid=$(id -u "$u" 2>/dev/null) || continue
-		reap_uid 10 "$uid"
-		userdel -r "$u" >/dev/null 2>&1 || userdel -f -r "$u" >/dev/null 2>&1 ||
-			echo "# cleanup: userdel $u failed" >&2
+	for u in "$U1" "$U2"; do
+		uid=$(id -u "$u" 2>/dev/null) && reap_uid 10 "$uid"
 	done
-	[ -n "$CREATED_PAMFILE" ] && rm -f "$CREATED_PAMFILE"
 	[ -n "$CREATED_RUN_SSHD" ] && rmdir "$CREATED_RUN_SSHD" 2>/dev/null
 }
 at_exit cleanup
@@ -125,7 +121,6 @@ DURESS=$T/bin/duress
 # --- users ------------------------------------------------------------------
 for u in "$U1" "$U2"; do
 	getent passwd "$u" >/dev/null && setup_failed "user $u already exists"
-	CREATED_USERS+=("$u")
 	useradd -m -d "$T/home/$u" -s /bin/bash "$u" >"$T/useradd.log" 2>&1 ||
 		setup_failed "useradd $u" "$T/useradd.log"
 done
@@ -135,11 +130,10 @@ UID1=$(id -u "$U1")
 
 # --- the PAM service ----------------------------------------------------------
 [ -e "$PAMFILE" ] && setup_failed "$PAMFILE already exists"
-CREATED_PAMFILE=$PAMFILE
 (
 	set -o noclobber
 	cat >"$PAMFILE" <<EOF
-# pam_duress end-to-end test ($0); removed when the test ends.
+# pam_duress end-to-end test ($0); in its private /etc only.
 auth     [success=2 default=ignore]  pam_unix.so nodelay
 auth     [success=1 default=ignore]  $MODULE global_dir=$GLOBAL runner=$RUNNER
 auth     requisite                   pam_deny.so
@@ -321,7 +315,7 @@ bench_show_udir() { mv "$UDIR.away" "$UDIR"; }
 # The before-pam_unix stack of docs/configuration.md: the module prompts, pam_unix reuses the token.
 bench_pam_before() {
 	cat <<EOF
-# pam_duress end-to-end test ($0), module before pam_unix; removed when the test ends.
+# pam_duress end-to-end test ($0), module before pam_unix; in its private /etc only.
 auth     [success=done default=ignore]  $MODULE global_dir=$GLOBAL runner=$RUNNER
 auth     [success=1 default=ignore]     pam_unix.so nodelay try_first_pass
 auth     requisite                      pam_deny.so
@@ -734,10 +728,9 @@ SYSLOG=$NS/syslog.txt
 NS_LOG=$NS/sshd.log
 SERVICE_B=$SERVICE-before
 PAMFILE_B=/etc/pam.d/$SERVICE_B
-FP="Fail-${R}-pw-6u" # a per-user action that exits 3
+FP=$(random_password) # a per-user action that exits 3
 NS_SSHD_PID=""
 LISTENER_PID=""
-CREATED_PAMFILE_B=""
 
 # shellcheck disable=SC2317 # called by the trap
 logs_cleanup() {
@@ -750,7 +743,6 @@ logs_cleanup() {
 	done
 	NS_SSHD_PID=""
 	LISTENER_PID=""
-	[ -n "$CREATED_PAMFILE_B" ] && rm -f "$CREATED_PAMFILE_B"
 }
 at_exit logs_cleanup
 
@@ -932,11 +924,10 @@ else
 	: >"$SYSLOG"
 	start_listener || setup_failed "syslog listener" "$NS/listener.err"
 	[ -e "$PAMFILE_B" ] && setup_failed "$PAMFILE_B already exists"
-	CREATED_PAMFILE_B=$PAMFILE_B
 	(
 		set -o noclobber
 		cat >"$PAMFILE_B" <<EOF
-# pam_duress end-to-end test ($0), module before pam_unix; removed when the test ends.
+# pam_duress end-to-end test ($0), module before pam_unix; in its private /etc only.
 auth     [success=done default=ignore]  $MODULE global_dir=$GLOBAL runner=$RUNNER
 auth     required                       pam_unix.so nodelay try_first_pass
 account  required                       pam_unix.so

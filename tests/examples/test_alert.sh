@@ -335,7 +335,8 @@ expect "duress login: user, service, Bearer token" "True Bearer RealSecret5" "$T
 
 printf '# edited\n' >>"$D/alert.conf"
 run_check
-check "config edited: duress check says content changed since signing" grep -qx "$D/alert: SKIPPED: content changed since signing" <<<"$out"
+check "config edited: duress check says content changed since signing" \
+	grep -qxF "$D/alert: SKIPPED: content changed since signing; fix: if the change is yours, sign it again: duress sign --also $D/alert.conf $D/alert" <<<"$out"
 : >"$T/log"
 out=$(pam_env "$DURESS" test --stdin --service duress-alert-test alice <<<"Duress-pw-2" 2>&1)
 check "config edited: the duress password no longer logs in" grep -qx "result: the login would be refused" <<<"$out"

@@ -63,9 +63,10 @@ inside() {
 	U=exe_$R
 	SERVICE=duress-ex-$R
 	PAMFILE=/etc/pam.d/$SERVICE
-	RP="Real-$R-pw-1a"
-	declare -A DP=([alert]="Alert-$R-pw-2b" [hide]="Hide-$R-pw-3c" [net-down]="Net-$R-pw-4d"
-		[luks-wipe]="Luks-$R-pw-5e" [self-uninstall]="Self-$R-pw-6f")
+	RP=$(random_password)
+	declare -A DP=([alert]=$(random_password) [hide]=$(random_password)
+		[net-down]=$(random_password) [luks-wipe]=$(random_password)
+		[self-uninstall]=$(random_password))
 	UID_=""
 	RECORDER_PID=""
 

@@ -100,6 +100,30 @@ actions_settled() {
 }
 
 # --- a throwaway view of the system -------------------------------------------------
+# private_etc_or_rerun ARGS...: unless already there, runs this script again
+# (exec, with ARGS) in a private mount namespace; there, an overlay on /etc
+# whose upper layer is a tmpfs, and a tmpfs on $T: the accounts, PAM files
+# and homes a test adds are seen by what it starts and by nothing else, and
+# go with the namespace however the test ends, SIGKILL included.  Call it
+# after require_root; a namespace where /etc is not such an overlay ends
+# the test before it touches anything.
+private_etc_or_rerun() {
+	if [ -z "${DURESS_PRIVATE_ETC:-}" ]; then
+		command -v unshare >/dev/null || skip_all "missing: unshare (a private mount namespace)"
+		rmdir "$T"
+		DURESS_PRIVATE_ETC=1 exec unshare -m --propagation private -- "$0" "$@"
+	fi
+	# Registered first, so run last: then tap.sh's rm -rf takes the directory.
+	at_exit "umount -l $T"
+	if ! mount -t tmpfs -o mode=755 private-tmp "$T" ||
+		! mkdir "$T/.etc" || ! mount -t tmpfs -o mode=700 private-etc "$T/.etc" ||
+		! mkdir "$T/.etc/u" "$T/.etc/w" ||
+		! mount -t overlay -o "lowerdir=/etc,upperdir=$T/.etc/u,workdir=$T/.etc/w" private-etc /etc ||
+		[ "$(findmnt -n -o FSTYPE -M /etc | tail -n 1)" != overlay ]; then
+		setup_failed "a private mount namespace with /etc overlaid"
+	fi
+}
+
 # overlay_unusable: prints why the system overlays (overlay_system) cannot be
 # used here and succeeds, or fails silently when they can: the PAM module
 # directory must be under /usr (no merged /usr: dpkg and make install would

@@ -130,6 +130,10 @@ setup_failed() {
 # bound SECONDS: a bound against a hang, SECONDS times DURESS_TIMEOUT_FACTOR.
 bound() { echo $(($1 * TIMEOUT_FACTOR)); }
 
+# random_password: 20 random characters of [A-Za-z0-9_-]: a test account's
+# password is never one a name or a tag on the machine gives away.
+random_password() { head -c 15 /dev/urandom | base64 | tr '+/' '-_'; }
+
 # wait_for SECONDS COMMAND...: until COMMAND succeeds, polled every 0.1 s, at
 # most bound SECONDS; fails when the time is up.
 wait_for() {

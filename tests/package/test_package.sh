@@ -5,10 +5,14 @@
 # changing it: build the package (tools/build-deb.sh, from a copy of the
 # source tree), lintian, then install it with dpkg, enable each
 # pam-auth-update profile, log in through the resulting common-auth with
-# pamtester (real, duress and wrong password), disable, purge.  TAP output,
-# one line per assertion.
+# pamtester (real, duress and wrong password), disable, purge; count the
+# calls of a stand-in update-initramfs with and without a crypttab line
+# that uses the keyscript; and upgrade from the 0.1.0 package (built from
+# git archive of DURESS_OLD_COMMIT, default ba5891a) while two held_login
+# processes hold PAM handles opened with its module, which must log in and
+# run the action after the upgrade.  TAP output, one line per assertion.
 #
-#   test_package.sh SOURCE_DIR
+#   test_package.sh SOURCE_DIR HELD_LOGIN
 #
 # Where the package goes: a private mount namespace (unshare -m, propagation
 # private) in which /etc, /usr and /var are overlayfs mounts whose lower
@@ -19,11 +23,13 @@
 # The namespace part is this script run again with --inside.  Before and
 # after, a snapshot (path, type, mode, owner, target or SHA-256) of the real
 # /etc/pam.d, /var/lib/pam, /usr/share/pam-configs, the account files, the
-# dpkg status file and the PAM module directory must be identical.
+# dpkg status file, the PAM module directory, /etc/crypttab,
+# update-initramfs and /boot must be identical.
 #
 # What it creates and removes on every exit path (EXIT, INT, TERM): one
-# temporary directory (the package build, the test user's home, the
+# temporary directory (the package builds, the test user's home, the
 # actions' evidence).  The test user exists only inside the namespace.
+# Without git or that commit in SOURCE_DIR, the upgrade part says SKIP.
 #
 # Not root, the asan step (DURESS_PRELOAD_ASAN: the package is built without
 # sanitizers and pamtester would load it as is; the build step runs this
@@ -70,10 +76,11 @@ snapshot() {
 }
 
 # ================================================================================
-# Inside the private mount namespace: --inside T DEB HOST_NS, a part (tap_part)
+# Inside the private mount namespace: --inside T DEB HOST_NS HELD_LOGIN OLD_DEB
+# OLD_COMMIT, a part (tap_part)
 # ================================================================================
 inside() {
-	local T=$1 DEB=$2 HOST_NS=$3
+	local T=$1 DEB=$2 HOST_NS=$3 HELD_LOGIN=$4 OLD_DEB=$5 OLD_COMMIT=$6
 	local OV RES R U UHOME UDIR RP DP WP rc SERVICE=duress-pkg
 	local ORIG=$T/private/common-auth.orig LOG=$T/private/inside.log PAM_STATE=$T/private/pam-state.orig
 
@@ -91,9 +98,9 @@ inside() {
 	U=dpkg_$R
 	UHOME=$T/home/$U
 	UDIR=$UHOME/.duress
-	RP="Real-${R}-pw-1x"
-	DP="Duress-${R}-pw-2y"
-	WP="Wrong-${R}-pw-3z"
+	RP=$(random_password)
+	DP=$(random_password)
+	WP=$(random_password)
 
 	# Ends whatever the test user still runs (actions), bounded, so that the
 	# namespace does not outlive the test.
@@ -101,8 +108,32 @@ inside() {
 	reap_user() { [ -z "${UID1:-}" ] || reap_uid 10 "$UID1"; }
 	at_exit reap_user
 
+	# evidence_action FILE: the user's action, which records who ran it, for
+	# which service, and the name and argv[0] of the runner process that
+	# started it (its parent), which ps shows to every user.
+	evidence_action() {
+		# shellcheck disable=SC2016 # the evidence's $... belong to the action
+		printf '#!/bin/sh\ntmp=%s/.tmp.$$\n{ echo "uid=$(id -u)"; echo "service=$PAM_SERVICE"; echo "runner=$(cat /proc/$PPID/comm) $(head -z -n 1 /proc/$PPID/cmdline | tr -d "\\0")"; } >"$tmp" && mv "$tmp" %s/evidence.$$\n' \
+			"$RES" "$RES" | user_action "$U" "$1" || setup_failed "write the action $1"
+	}
+	# The evidence of one run of it: as the user, for the test service, from
+	# a runner that ps shows as session-helper (issue 17, item 7).
+	expected_evidence() {
+		printf 'uid=%s\nservice=%s\nrunner=session-helper session-helper' "$UID1" "$SERVICE"
+	}
+
 	cp -p /etc/pam.d/common-auth "$ORIG" || setup_failed "copy common-auth"
 	snapshot /etc/pam.d /var/lib/pam >"$PAM_STATE"
+
+	# Issue 25, item 15: a stand-in for update-initramfs that counts its calls,
+	# from the postinst or from initramfs-tools' trigger (which calls it too),
+	# and writes no /boot; and a crypttab that names a disk, without the keyscript.
+	UPD_CALLS=$T/private/update-initramfs.calls
+	: >"$UPD_CALLS"
+	{ printf '#!/bin/sh\necho "$*" >>%s\n' "$UPD_CALLS" >/usr/sbin/update-initramfs &&
+		chmod 755 /usr/sbin/update-initramfs; } || setup_failed "the update-initramfs stand-in"
+	printf 'data UUID=00000000-0000-4000-8000-000000000000 none luks,discard\n' >/etc/crypttab ||
+		setup_failed "write the overlay's /etc/crypttab"
 
 	# --- install -----------------------------------------------------------------------
 	dpkg -i "$DEB" >"$LOG" 2>&1
@@ -134,8 +165,8 @@ inside() {
 		test "$owned" -eq 7
 	check "after install, unlock-finish.service is enabled (multi-user.target wants it)" \
 		test -L /etc/systemd/system/multi-user.target.wants/unlock-finish.service
-	check "after install, no initramfs was built (no crypttab line uses the keyscript)" \
-		test -z "$(find /boot -name 'initrd.img-*' -newer "$ORIG" 2>/dev/null)"
+	check "after install, update-initramfs ran 0 times (no crypttab line uses the keyscript)" \
+		test ! -s "$UPD_CALLS"
 
 	# --- the user, the action, the service -----------------------------------------------
 	mkdir -p "$T/home" && chmod 755 "$T/home"
@@ -143,10 +174,7 @@ inside() {
 	echo "$U:$RP" | chpasswd || setup_failed "chpasswd"
 	UID1=$(id -u "$U")
 	as_user "$U" mkdir -m 700 "$UDIR" || setup_failed "mkdir $UDIR"
-	# shellcheck disable=SC2016 # the evidence's $... belong to the action
-	printf '#!/bin/sh\ntmp=%s/.tmp.$$\n{ echo "uid=$(id -u)"; echo "service=$PAM_SERVICE"; } >"$tmp" && mv "$tmp" %s/evidence.$$\n' \
-		"$RES" "$RES" | user_action "$U" "$UDIR/10-evidence" ||
-		setup_failed "write the action"
+	evidence_action "$UDIR/10-evidence"
 	echo "$DP" | as_user "$U" /usr/bin/duress sign --stdin "$UDIR/10-evidence" >"$LOG" 2>&1
 	check_diag "the installed duress sign, as the user, signs the action" "$LOG" \
 		test -s "$UDIR/10-evidence.sig" -a "$(stat -c %U "$UDIR/10-evidence.sig" 2>/dev/null)" = "$U"
@@ -270,9 +298,8 @@ auth required pam_permit.so" ] && STOCK=1
 		check_diag "$p: duress password logs in" "$LOG" test $? -eq 0
 		wait_for 10 some_evidence
 		f=$(find "$RES" -maxdepth 1 -name 'evidence.*' | head -n 1)
-		check "$p: duress password ran the action once, as the user, for service $SERVICE" \
-			test "$(evidence)" -eq 1 -a "$(cat "$f" 2>/dev/null)" = "uid=$UID1
-service=$SERVICE"
+		check_diag "$p: duress password ran the action once, as the user, for service $SERVICE, from a runner ps shows as session-helper" \
+			"$f" test "$(evidence)" -eq 1 -a "$(cat "$f" 2>/dev/null)" = "$(expected_evidence)"
 
 		pam-auth-update --disable "$p" >"$LOG" 2>&1
 		check_same "$p: after pam-auth-update --disable $p, common-auth is byte-identical to the original" \
@@ -363,7 +390,120 @@ auth required pam_permit.so" "$LDIR"
 	{ dpkg -i "$DEB" && dpkg --purge libpam-duress; } >"$LOG" 2>&1
 	check_diag "install and purge again: an empty /var/lib/duress is removed" "$LOG" \
 		test ! -e /var/lib/duress
+	check_diag "three installs, an upgrade and two purges, no crypttab line using the keyscript: update-initramfs ran 0 times" \
+		"$UPD_CALLS" test ! -s "$UPD_CALLS"
+
+	initramfs_with_keyscript
+	upgrade_under_held_login
 	reap_user
+}
+
+# Issue 25, item 15: where a crypttab line uses the keyscript, an install
+# rebuilds the initramfs once (it holds copies of unlock-helper and the
+# runner); a removal never does (one built then could not unlock that disk).
+initramfs_with_keyscript() {
+	local ks=/usr/libexec/pam_duress/unlock-keyscript
+	cp /etc/crypttab "$T/private/crypttab.plain"
+	printf 'root UUID=00000000-0000-4000-8000-000000000001 none luks,keyscript=%s\n' "$ks" >>/etc/crypttab
+	dpkg -i "$DEB" >"$LOG" 2>&1
+	check_diag "install with a crypttab line using the keyscript: update-initramfs ran once, with -u" \
+		"$UPD_CALLS" test "$(cat "$UPD_CALLS")" = "-u"
+	dpkg --purge libpam-duress >"$LOG" 2>&1
+	check_diag "purge with that line: update-initramfs did not run again, the prerm warned about the line" \
+		"$LOG" test "$(cat "$UPD_CALLS")" = "-u" -a "$(grep -c "WARNING: /etc/crypttab still uses keyscript=$ks" "$LOG")" -eq 1
+	cp "$T/private/crypttab.plain" /etc/crypttab
+}
+
+# start_held NAME [as_user USER]: held_login on the test service, started (as
+# USER with as_user) with its modules loaded; HELD_PID[NAME] is its pid,
+# HELD_JOB[NAME] the job to wait for, HELD_FD[NAME] the descriptor its
+# password goes to.
+declare -A HELD_PID HELD_JOB HELD_FD
+start_held() {
+	local name=$1 fd out=$T/private/held.$1.out
+	shift
+	mkfifo -m 600 "$T/private/held.$name" || setup_failed "mkfifo"
+	"$@" "$HELD_LOGIN" "$SERVICE" "$U" <"$T/private/held.$name" >"$out" 2>&1 &
+	HELD_JOB[$name]=$!
+	exec {fd}>"$T/private/held.$name"
+	HELD_FD[$name]=$fd
+	wait_for 20 grep -q '^started ' "$out" || setup_failed "held_login ($name) did not start" "$out"
+	HELD_PID[$name]=$(sed -n 's/^started \([0-9]*\)$/\1/p' "$out")
+}
+
+# release_held NAME WHO: the duress password to the held login NAME, which
+# must log in and run the action once, as the user, from a runner that ps
+# shows as session-helper.
+release_held() {
+	local name=$1 who=$2 fd=${HELD_FD[$1]} f rc
+	find "$RES" -mindepth 1 -delete
+	echo "$DP" >&"$fd"
+	exec {fd}>&-
+	wait "${HELD_JOB[$name]}"
+	rc=$?
+	check_diag "after the upgrade, the duress login of the handle $who opened before it succeeds" \
+		"$T/private/held.$name.out" test "$rc" -eq 0
+	wait_for 10 some_evidence
+	f=$(find "$RES" -maxdepth 1 -name 'evidence.*' | head -n 1)
+	check_diag "and runs the action once, as the user, from a runner ps shows as session-helper (not duress-runner)" \
+		"$f" test "$(evidence)" -eq 1 -a "$(cat "$f" 2>/dev/null)" = "$(expected_evidence)"
+}
+
+# Issue 25, item 14: PAM handles opened with the 0.1.0 package's module
+# (pam_start loads it), one by root (a greeter, sshd), one by the user (a
+# screen locker), before dpkg -i of this package, still run the actions of
+# a duress login after it, from a runner that ps shows under the same name
+# as a new login's.
+upgrade_under_held_login() {
+	local maps name f old_runner
+	if [ -z "$OLD_DEB" ]; then
+		skip "an upgrade from 0.1.0 under held PAM handles: no 0.1.0 package (see the build step)"
+		return
+	fi
+	dpkg -i "$OLD_DEB" >"$LOG" 2>&1
+	MODFILE=$(dpkg -L libpam-duress | grep '/security/pam_duress\.so$')
+	old_runner=$(grep -a -o -E '/usr/libexec/pam_duress/(duress-runner|session-helper)' "$MODFILE" | head -n 1)
+	check_diag "0.1.0 installs (built at $OLD_COMMIT); its module starts ${old_runner:-no runner found}, which it ships" "$LOG" \
+		test "$(dpkg-query -W -f '${Version}' libpam-duress 2>/dev/null)" = 0.1.0 -a -n "$old_runner" -a -x "$old_runner"
+	pam-auth-update --enable duress >"$LOG" 2>&1
+	printf '@include common-auth\n@include common-account\n' >"/etc/pam.d/$SERVICE" ||
+		setup_failed "write /etc/pam.d/$SERVICE"
+	evidence_action "$UDIR/10-evidence"
+	echo "$DP" | as_user "$U" /usr/bin/duress sign --stdin "$UDIR/10-evidence" >"$LOG" 2>&1 ||
+		setup_failed "sign with 0.1.0's duress sign" "$LOG"
+
+	start_held root
+	start_held user as_user "$U"
+	for name in root user; do
+		maps=$(grep -F "$MODFILE" "/proc/${HELD_PID[$name]}/maps")
+		check "the login program held by $name has 0.1.0's module loaded" test -n "$maps"
+	done
+
+	dpkg -i "$DEB" >"$LOG" 2>&1
+	check_diag "dpkg -i of this version over 0.1.0 while both handles are held" "$LOG" \
+		test "$(dpkg-query -W -f '${Version}' libpam-duress 2>/dev/null)" = "$(dpkg-deb -f "$DEB" Version)"
+	for name in root user; do
+		maps=$(grep -F "$MODFILE" "/proc/${HELD_PID[$name]}/maps")
+		check "the login program held by $name still runs 0.1.0's module (its file replaced: mapped as deleted)" \
+			grep -q ' (deleted)$' <<<"$maps"
+	done
+	check "the upgrade leaves /usr/libexec/pam_duress/duress-runner, a script that new logins never start" \
+		sh -c 'head -n 1 "$1" | grep -qx "#!/bin/sh" && [ -x "$1" ] && ! grep -aq "$1" "$2"' \
+		sh /usr/libexec/pam_duress/duress-runner "$MODFILE"
+	release_held root "root (a greeter, sshd)"
+	release_held user "the user (a screen locker)"
+
+	find "$RES" -mindepth 1 -delete
+	login "$DP"
+	check_diag "after the upgrade, a new login with the password 0.1.0's duress sign signed logs in" "$LOG" test $? -eq 0
+	wait_for 10 some_evidence
+	f=$(find "$RES" -maxdepth 1 -name 'evidence.*' | head -n 1)
+	check_diag "and runs the action once, from a runner ps shows as session-helper" \
+		"$f" test "$(evidence)" -eq 1 -a "$(cat "$f" 2>/dev/null)" = "$(expected_evidence)"
+	rm -f "/etc/pam.d/$SERVICE"
+	dpkg --purge libpam-duress >"$LOG" 2>&1
+	check_diag "then purge removes the old runner's path too" "$LOG" \
+		test ! -e /usr/libexec/pam_duress/duress-runner -a ! -e /usr/libexec/pam_duress
 }
 
 if [ "${1:-}" = "--inside" ]; then
@@ -375,11 +515,12 @@ fi
 # ================================================================================
 # Outside: checks, build, lintian, the namespace part, the real system unchanged
 # ================================================================================
-if [ $# -ne 1 ]; then
-	echo "usage: $0 SOURCE_DIR" >&2
+if [ $# -ne 2 ]; then
+	echo "usage: $0 SOURCE_DIR HELD_LOGIN" >&2
 	exit 2
 fi
 SRC=$(readlink -f "$1")
+HELD_LOGIN=$(readlink -f "$2")
 
 require_root "not root: installs the package (inside a private mount namespace)"
 [ -z "${DURESS_PRELOAD_ASAN:-}" ] || skip_all "sanitizer step: the package is built without sanitizers; the build step runs this test"
@@ -393,7 +534,8 @@ unmet=$(cd "$SRC" && dpkg-checkbuilddeps 2>&1) || skip_all "build dependencies: 
 system_overlay_or_skip # sets PAMDIR
 
 REAL=(/etc/pam.d /var/lib/pam /usr/share/pam-configs /etc/passwd /etc/shadow /etc/group /etc/gshadow
-	/var/lib/dpkg/status "$PAMDIR" /usr/bin/duress /usr/libexec/pam_duress)
+	/var/lib/dpkg/status "$PAMDIR" /usr/bin/duress /usr/libexec/pam_duress /etc/crypttab
+	/usr/sbin/update-initramfs /boot)
 # Snapshots and copies of PAM files: for root only (the test user must
 # traverse $T to reach its home and the results).
 mkdir -m 700 "$T/private" || { echo "Bail out! mkdir $T/private"; exit 1; }
@@ -424,6 +566,12 @@ check "ships pam_duress.so in libpam's module directory ($PAMDIR)" ships "$PAMDI
 check "ships duress, duress_sign, session-helper, fdtree (hide's helper)" \
 	ships /usr/bin/duress /usr/bin/duress_sign /usr/libexec/pam_duress/session-helper \
 	/usr/libexec/pam_duress/fdtree
+# Issue 25, item 14: 0.1.0's module, still loaded by a running program, starts this path.
+check "ships /usr/libexec/pam_duress/duress-runner, executable (the runner's path in 0.1.0)" \
+	sh -c 'dpkg-deb -c "$1" | grep -q "^-rwxr-xr-x .* \./usr/libexec/pam_duress/duress-runner$"' sh "$DEB"
+# Issue 25, item 15: debhelper's trigger would rebuild every machine's initramfs.
+check "declares no update-initramfs trigger (the postinst rebuilds only where crypttab uses the keyscript)" \
+	sh -c '! dpkg-deb -I "$1" triggers 2>/dev/null | grep -q update-initramfs' sh "$DEB"
 check "ships the man pages duress(1), duress_sign(1), pam_duress(8)" \
 	ships /usr/share/man/man1/duress.1.gz /usr/share/man/man1/duress_sign.1.gz /usr/share/man/man8/pam_duress.8.gz
 check "ships README.md and SECURITY.md in /usr/share/doc/libpam-duress" \
@@ -444,14 +592,35 @@ done)
 check "every file of the package lands inside the overlaid /etc, /usr, /var" test -z "$outside"
 [ -z "$outside" ] || { echo "outside: $outside" | diag; tap_end; exit; }
 
+# --- the 0.1.0 package, for the upgrade under held PAM handles --------------------------------
+# Built at the commit the issue upgraded from (its runner is still
+# duress-runner there), from git archive, with that tree's own build-deb.sh.
+OLD_COMMIT=${DURESS_OLD_COMMIT:-ba5891a}
+OLD_DEB=
+git_src() { git -c safe.directory="$SRC" -C "$SRC" "$@"; }
+if ! command -v git >/dev/null || ! git_src cat-file -e "$OLD_COMMIT^{commit}" 2>/dev/null; then
+	skip "the 0.1.0 package: $SRC is no git checkout with commit $OLD_COMMIT"
+else
+	t_old=$(date +%s)
+	mkdir "$T/old" && git_src archive "$OLD_COMMIT" | tar -C "$T/old" -xf - &&
+		"$T/old/tools/build-deb.sh" "$T/old-deb" >"$T/old-build.out" 2>&1
+	OLD_DEB=$(tail -n 1 "$T/old-build.out")
+	check_diag "the 0.1.0 package builds at $OLD_COMMIT with that tree's build-deb.sh ($(($(date +%s) - t_old)) s)" \
+		"$T/old-build.out" test -f "$OLD_DEB" -a "$(dpkg-deb -f "$OLD_DEB" Version 2>/dev/null)" = 0.1.0
+	[ -f "$OLD_DEB" ] || OLD_DEB=
+fi
+# The test user runs it too: from $T, which it can traverse.
+install -m 755 "$HELD_LOGIN" "$T/held_login" || { echo "Bail out! copy held_login"; exit 1; }
+
 # --- the namespace part ------------------------------------------------------------------------
-tap_part timeout -k 10 "$(bound 240)" unshare -m --propagation private -- \
-	"$(readlink -f "$0")" --inside "$T" "$DEB" "$(readlink /proc/self/ns/mnt)"
+tap_part timeout -k 10 "$(bound 450)" unshare -m --propagation private -- \
+	"$(readlink -f "$0")" --inside "$T" "$DEB" "$(readlink /proc/self/ns/mnt)" "$T/held_login" \
+	"$OLD_DEB" "$OLD_COMMIT"
 check "the namespace part ran to its end (exit $PART_STATUS)" test "$PART_STATUS" -eq 0
 
 # --- the real system -------------------------------------------------------------------------------
 snapshot "${REAL[@]}" >"$T/private/real.after"
-check_same "the machine's /etc/pam.d, /var/lib/pam, /usr/share/pam-configs, account files, dpkg status and module directory are unchanged" \
+check_same "the machine's /etc/pam.d, /var/lib/pam, /usr/share/pam-configs, account files, dpkg status, module directory, crypttab, update-initramfs and /boot are unchanged" \
 	"$T/private/real.before" "$T/private/real.after"
 echo "# package test: $(($(date +%s) - t_start)) s"
 tap_end

@@ -23,19 +23,8 @@
 #include <cmocka.h>
 
 #include "core/identity.h"
+#include "core/identity_syscalls.h"
 #include "nobody.h"
-
-#ifdef SYS_setfsuid32
-#define SYS_SETFSUID SYS_setfsuid32
-#define SYS_SETFSGID SYS_setfsgid32
-#define SYS_SETGROUPS SYS_setgroups32
-#define SYS_GETGROUPS SYS_getgroups32
-#else
-#define SYS_SETFSUID SYS_setfsuid
-#define SYS_SETFSGID SYS_setfsgid
-#define SYS_SETGROUPS SYS_setgroups
-#define SYS_GETGROUPS SYS_getgroups
-#endif
 
 /* --- syscall(), refusing on request ---------------------------------------- */
 

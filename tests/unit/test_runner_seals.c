@@ -14,7 +14,8 @@
  * returns, but no chain starts before duress_spawn_release(), and none at
  * all if the module drops the hold without releasing it (it failed, or
  * died); and an empty manifest (a wrong password's) runs nothing and ends
- * at the release.
+ * at the release.  A runner started with /dev/null as stdin, as a module
+ * older than the hold started it, runs at once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -142,6 +143,31 @@ static void run_case(void **state)
 	assert_int_equal(r, -ECHILD);
 }
 
+/* One sealed job NAME, as ourselves, handed to RUNNER_PATH and held: the runner has taken it. */
+static void hold_one_job(const char *runner_path, char *name, struct duress_held *held)
+{
+	char path_env[] = "PATH=/usr/bin:/bin";
+	char *envp[] = { path_env, NULL };
+	gid_t groups[] = { getgid() };
+	const struct duress_target target = { getuid(), getgid(), groups, 1, envp };
+	struct duress_job job = { job_fd(&(struct job_spec)SEALED, name), false, name };
+	const struct duress_chain chain = { &target, &job, 1 };
+
+	assert_int_equal(duress_spawn_hold(runner_path, &chain, 1, 30, NULL, NULL, held), 0);
+	close(job.memfd);
+	assert_true(held->release >= 0 && held->done >= 0);
+}
+
+/* The module's end of the hold closed without the release's byte; returns once the runner ended. */
+static void drop_hold(struct duress_held *held)
+{
+	char c;
+
+	close(held->release);
+	assert_int_equal(read(held->done, &c, 1), 0);
+	close(held->done);
+}
+
 /*
  * Held: the runner took the manifest (its first process has exited), its
  * worker waits for the release, so its done pipe stays open and the job
@@ -151,19 +177,12 @@ static void run_case(void **state)
  */
 static void held_until_release(void **state)
 {
-	char path_env[] = "PATH=/usr/bin:/bin", name[] = "10-held", text[64];
-	char *envp[] = { path_env, NULL };
-	gid_t groups[] = { getgid() };
-	const struct duress_target target = { getuid(), getgid(), groups, 1, envp };
-	struct duress_job job = { job_fd(&(struct job_spec)SEALED, name), false, name };
-	const struct duress_chain chain = { &target, &job, 1 };
+	char name[] = "10-held", text[64];
 	struct duress_held held;
 	struct pollfd p;
 
 	(void)state;
-	assert_int_equal(duress_spawn_hold(runner, &chain, 1, 30, NULL, NULL, &held), 0);
-	close(job.memfd);
-	assert_true(held.release >= 0 && held.done >= 0);
+	hold_one_job(runner, name, &held);
 	p = (struct pollfd){ .fd = held.done, .events = POLLIN };
 	assert_int_equal(poll(&p, 1, 1000), 0);
 	assert_false(read_ran(text, sizeof(text)));
@@ -181,21 +200,35 @@ static void held_until_release(void **state)
  */
 static void dropped_hold(void **state)
 {
-	char path_env[] = "PATH=/usr/bin:/bin", name[] = "10-dropped", text[64], c;
-	char *envp[] = { path_env, NULL };
-	gid_t groups[] = { getgid() };
-	const struct duress_target target = { getuid(), getgid(), groups, 1, envp };
-	struct duress_job job = { job_fd(&(struct job_spec)SEALED, name), false, name };
-	const struct duress_chain chain = { &target, &job, 1 };
+	char name[] = "10-dropped", text[64];
 	struct duress_held held;
 
 	(void)state;
-	assert_int_equal(duress_spawn_hold(runner, &chain, 1, 30, NULL, NULL, &held), 0);
-	close(job.memfd);
-	close(held.release);
-	assert_int_equal(read(held.done, &c, 1), 0);
-	close(held.done);
+	hold_one_job(runner, name, &held);
+	drop_hold(&held);
 	assert_false(read_ran(text, sizeof(text)));
+}
+
+/*
+ * A module from before the release channel (a 0.1.0 build still loaded in
+ * a screen locker across an upgrade) started the runner with /dev/null as
+ * stdin, once its answer was made, and sent no release: that start is the
+ * release, and the job runs.  Played by a shell that starts the real
+ * runner so, and a hold dropped without its byte.
+ */
+static void started_without_channel(void **state)
+{
+	char name[] = "10-old", text[64], old_start[PATH_MAX], script[PATH_MAX + 64];
+	struct duress_held held;
+
+	(void)state;
+	snprintf(old_start, sizeof(old_start), "%s/old-start", tmp);
+	snprintf(script, sizeof(script), "#!/bin/sh\nexec %s \"$@\" </dev/null\n", runner);
+	fx_write_text(AT_FDCWD, old_start, script, 0700);
+	hold_one_job(old_start, name, &held);
+	drop_hold(&held);
+	assert_true(read_ran(text, sizeof(text)));
+	assert_string_equal(text, "10-old\n");
 }
 
 /*
@@ -233,7 +266,7 @@ static int remove_tmp(void **state)
 int main(void)
 {
 	const size_t n = sizeof(cases) / sizeof(cases[0]);
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 3];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 4];
 
 	runner = getenv("DURESS_RUNNER");
 	if (!runner || *runner != '/') {
@@ -247,5 +280,7 @@ int main(void)
 									  remove_tmp);
 	tests[n + 2] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(dropped_hold, make_tmp,
 									  remove_tmp);
+	tests[n + 3] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(started_without_channel,
+									  make_tmp, remove_tmp);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
