@@ -277,7 +277,7 @@ install_examples() {
 # --- logins and what they did ------------------------------------------------
 # login PASSWORD: pamtester inside the network namespace; output in $T/pt.out.
 login() {
-	printf '%s\n' "$1" | timeout 30 ip netns exec "$NS" pamtester -I "rhost=rhost-$R" "$SERVICE" "$U" \
+	printf '%s\n' "$1" | timeout "$(bound 30)" ip netns exec "$NS" pamtester -I "rhost=rhost-$R" "$SERVICE" "$U" \
 		authenticate >"$T/pt.out" 2>&1
 }
 logged_in() { grep -q "successfully authenticated" "$T/pt.out"; }
@@ -346,7 +346,7 @@ PY
 # rehearse NAME: duress test --rehearse with NAME's duress password, inside the
 # network namespace as the logins are; output in $T/rh.NAME.
 rehearse() {
-	printf '%s\n' "${DP[$1]}" | timeout 60 ip netns exec "$NS" "$DURESS" test --rehearse --stdin \
+	printf '%s\n' "${DP[$1]}" | timeout "$(bound 60)" ip netns exec "$NS" "$DURESS" test --rehearse --stdin \
 		--service "$SERVICE" "$U" >"$T/rh.$1" 2>&1
 }
 # rehearsed NAME OWNER LINE...: its run said so, ran NAME alone as OWNER, exit 0, and printed each LINE.
@@ -570,7 +570,7 @@ if command -v cryptsetup >/dev/null && command -v losetup >/dev/null; then
 fi
 
 export WORK=$T R NS LOOP HEADER_SUM
-tap_part timeout 150 unshare -m --propagation private -- "$0" --inside "$MODULE" "$DURESS_SRC" "$EXAMPLES"
+tap_part timeout "$(bound 150)" unshare -m --propagation private -- "$0" --inside "$MODULE" "$DURESS_SRC" "$EXAMPLES"
 # 1: an assertion failed (or a setup step); more: killed, or timed out (124).
 [ "$PART_STATUS" -le 1 ] ||
 	not_ok "the run inside the namespace ended without a result (killed or timed out: exit $PART_STATUS)"

@@ -111,7 +111,7 @@ pam_sums() { sha256sum /etc/pam.d/*; }
 LIB
 
 in_namespace() { # SHELL-CODE
-	timeout 120 unshare -m --propagation private bash -c ". \"\$T/ns-lib.sh\"; setup_namespace; $1"
+	timeout "$(bound 120)" unshare -m --propagation private bash -c ". \"\$T/ns-lib.sh\"; setup_namespace; $1"
 }
 exists() { grep -qxF "$2" "$R/$1.exists"; }
 

@@ -21,11 +21,11 @@ SSH_PORT=""
 # shellcheck disable=SC2034 # the caller's to remove
 CREATED_RUN_SSHD=""
 
-# sshd_listening LOG PID PORT: waits (10 s at most) until sshd PID says in LOG
-# that it listens on PORT; fails at once if it died.
+# sshd_listening LOG PID PORT: waits (bound 10 s at most) until sshd PID says
+# in LOG that it listens on PORT; fails at once if it died.
 sshd_listening() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < $(bound 10) * 10; i++)); do
 		grep -q "Server listening on 127.0.0.1 port $3" "$1" && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
@@ -104,9 +104,9 @@ stop_sshd() {
 
 # ssh_as USER PASSWORD METHOD COMMAND: one login (one password) as USER to
 # the sshd on $SSH_PORT, COMMAND run there; ssh's output on standard output
-# and error, its status (255 for a refused login, 124 past SSH_TIMEOUT).
+# and error, its status (255 for a refused login, 124 past bound SSH_TIMEOUT).
 ssh_as() {
-	SSHPASS=$2 timeout "${SSH_TIMEOUT:-30}" sshpass -e ssh -F /dev/null -T \
+	SSHPASS=$2 timeout "$(bound "${SSH_TIMEOUT:-30}")" sshpass -e ssh -F /dev/null -T \
 		-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR \
 		-o ConnectTimeout=10 -o PreferredAuthentications="$3" -o PubkeyAuthentication=no \
 		-o GSSAPIAuthentication=no -o NumberOfPasswordPrompts=1 -o BatchMode=no \

@@ -210,7 +210,7 @@ auth required pam_permit.so" ] && STOCK=1
 	some_evidence() { [ "$(evidence)" -ge 1 ]; }
 	# login PASSWORD: pamtester's exit status on the test service.
 	login() {
-		echo "$1" | timeout 30 pamtester "$SERVICE" "$U" authenticate acct_mgmt >"$LOG" 2>&1
+		echo "$1" | timeout "$(bound 30)" pamtester "$SERVICE" "$U" authenticate acct_mgmt >"$LOG" 2>&1
 	}
 	# The README's laptop quick start after its install steps: the alert with
 	# its URL from a file (--set-file), duress check on a laptop with no
@@ -613,7 +613,7 @@ fi
 install -m 755 "$HELD_LOGIN" "$T/held_login" || { echo "Bail out! copy held_login"; exit 1; }
 
 # --- the namespace part ------------------------------------------------------------------------
-tap_part timeout -k 10 $((450 * ${DURESS_TIMEOUT_FACTOR:-1})) unshare -m --propagation private -- \
+tap_part timeout -k 10 "$(bound 450)" unshare -m --propagation private -- \
 	"$(readlink -f "$0")" --inside "$T" "$DEB" "$(readlink /proc/self/ns/mnt)" "$T/held_login" \
 	"$OLD_DEB" "$OLD_COMMIT"
 check "the namespace part ran to its end (exit $PART_STATUS)" test "$PART_STATUS" -eq 0
