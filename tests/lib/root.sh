@@ -5,9 +5,13 @@
 #   . "$(dirname "$0")/../lib/root.sh"
 # What they check before they start (root, tools, a module pamtester can
 # load), how they run things as a test account, the namespaces' links, the
-# loop devices they make (detached on every exit path), and how they wait
-# for what a login started to end.  The last, no_runner and what builds on
-# it, serves the unprivileged tests too (duress test, examples' alert).
+# loop devices they make (detached on every exit path, SIGKILL included),
+# how they wait for what a login started to end, and where they change the
+# system: a private root that dies with them for the suites that add
+# accounts or PAM files (private_etc_or_rerun: nothing they do can outlive
+# them or reach the machine's /etc), overlays of /etc, /usr and /var for
+# the package tests (overlay_system).  no_runner and what builds on it
+# serves the unprivileged tests too (duress test, examples' alert).
 # shellcheck shell=bash
 
 # require_root REASON: skip the whole test, saying REASON, unless root.
