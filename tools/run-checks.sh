@@ -193,7 +193,7 @@ step_build()
 
 step_asan()
 {
-	local t0=$SECONDS opts nosan=()
+	local t0=$SECONDS opts nosan=() suites
 
 	banner "ASan+UBSan build (build-asan/)"
 	# Without --no-as-needed the linker resolves crypt_r (and other intercepted
@@ -205,7 +205,15 @@ step_asan()
 		record "asan" $((SECONDS - t0)) 0 1 0 "build failed"
 		return
 	fi
-	suites_of build-asan | grep -qx nosan && nosan=(--no-suite nosan)
+	# Read whole first: under pipefail, grep -q leaving early can fail the
+	# pipe, and the nosan tests (VM boots among them) would then run here.
+	suites=$(suites_of build-asan)
+	if ! grep -qx nosan <<<"$suites"; then
+		echo "no suite nosan in build-asan: meson introspect failed?" >&2
+		record "asan" $((SECONDS - t0)) 0 1 0 "suites unknown"
+		return
+	fi
+	nosan=(--no-suite nosan)
 	# The sanitizer runtime's settings come from tests/meson.build's default test setup.
 	run_meson_test asan build-asan "$DURESS_TIMEOUT_FACTOR" "${nosan[@]}"
 	record "asan: meson test" $((SECONDS - t0)) "$PASS" "$FAIL" "$SKIP"
