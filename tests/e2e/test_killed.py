@@ -18,7 +18,8 @@ timeout kills it: no cleanup of its own runs.  Then:
   /etc/pam.d and /etc/ssh, and /etc/sudoers with /etc/sudoers.d are byte
   for byte (SHA-256, mode and owner) what they were before it started;
 - no process is left: none in its session, none in a mount or PID
-  namespace that one of its processes was in;
+  namespace that one of its processes was in, none of its orphans (this
+  test is their subreaper, so a process that left the session is found);
 - no mount is left in the machine's mount table, no loop device attached,
   and (for a suite in a private root, tests/lib/root.sh) nothing in its
   TMPDIR.
@@ -32,6 +33,7 @@ running is killed, so that even a failing run leaves the machine as it was.
 Root only (SKIP otherwise), and not for a sanitizer build (the suites say
 SKIP there at once, so nothing would be killed in the middle).
 """
+import ctypes
 import hashlib
 import json
 import os
@@ -147,15 +149,35 @@ def accounts_view(root):
 
 
 def processes():
-    """PID => (session, mount namespace, PID namespace) of every process."""
+    """PID => (session, mount namespace, PID namespace, parent) of every process."""
     out = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
+            with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
             out[int(pid)] = (os.getsid(int(pid)), os.readlink(f"/proc/{pid}/ns/mnt"),
-                             os.readlink(f"/proc/{pid}/ns/pid"))
-        except OSError:
+                             os.readlink(f"/proc/{pid}/ns/pid"), ppid)
+        except (OSError, IndexError, ValueError):
             pass
     return out
+
+
+def become_subreaper():
+    """Orphans of the suites become this process's children, not init's (PR_SET_CHILD_SUBREAPER):
+    a process that left its session (setsid) and its parent is still found among them."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+        tap.bail("PR_SET_CHILD_SUBREAPER", os.strerror(ctypes.get_errno()))
+
+
+def reap():
+    """Collects the orphans that have ended (zombies are not left processes)."""
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                return
+        except ChildProcessError:
+            return
 
 
 def mounts():
@@ -189,16 +211,26 @@ class Watch:
     def poll(self):
         """One PID of the session's in each of their mount namespaces, which are remembered (but ours)."""
         views = {}
-        for pid, (sid, mnt, pidns) in processes().items():
+        for pid, (sid, mnt, pidns, _) in processes().items():
             if sid == self.sid:
                 views.setdefault(mnt, pid)
                 self.namespaces |= {mnt, pidns} - self.ours
         return views.values()
 
     def left(self):
-        """PIDs in the session or in one of the namespaces its processes were in."""
-        return sorted(pid for pid, (sid, mnt, pidns) in processes().items()
-                      if sid == self.sid or mnt in self.namespaces or pidns in self.namespaces)
+        """PIDs in the session, in one of the namespaces its processes were in, or
+        descending from this process (orphans, through the subreaper) once the suite has ended."""
+        reap()
+        procs = processes()
+        mine = {os.getpid()}
+        grew = True
+        while grew:
+            more = {pid for pid, info in procs.items() if info[3] in mine} - mine
+            mine |= more
+            grew = bool(more)
+        return sorted(pid for pid, (sid, mnt, pidns, _) in procs.items()
+                      if pid != os.getpid() and (pid in mine or sid == self.sid
+                                                 or mnt in self.namespaces or pidns in self.namespaces))
 
 
 def in_place(pids, machine):
@@ -317,6 +349,7 @@ def main():
         tap.skip_all("sanitizer step: the killed suites say SKIP at once")
     tests = json.loads(subprocess.run(["meson", "introspect", sys.argv[1], "--tests"],
                                       check=True, capture_output=True, text=True).stdout)
+    become_subreaper()
     by_name = {t["name"]: t for t in tests}
     wanted = sys.argv[2:] or [s.name for s in SUITES if not s.named]
     for suite in SUITES:
