@@ -2,40 +2,30 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `duress sign` run by a normal user asks unix_chkpwd whether the password is
 # the account's real one.  Needs root to set up a real account, which stays
-# invisible to the machine: everything happens in a private mount namespace,
-# with overlays over /etc (useradd, chpasswd) and /dev (a /dev/log socket that
-# records what unix_chkpwd logs).
+# invisible to the machine: everything happens in a private root
+# (private_etc_or_rerun, tests/lib/root.sh: mount and PID namespaces of its
+# own, /etc an overlay there, so useradd and chpasswd write only into it)
+# with /dev overlaid too (a /dev/log socket that records what unix_chkpwd
+# logs).  The account's password is random; all of it goes with the test
+# however it ends.
 # Usage: test_sign_user.sh DURESS
 CHKPWD=/usr/sbin/unix_chkpwd
-
-if [ "${1:-}" != --inside ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "1..0 # SKIP needs root (a throwaway account in a mount namespace)"
-		exit 0
-	fi
-	for tool in unshare useradd chpasswd setpriv logger python3 "$CHKPWD"; do
-		if ! command -v "$tool" >/dev/null; then
-			echo "1..0 # SKIP $tool is not installed"
-			exit 0
-		fi
-	done
-	exec unshare -m --propagation private "$0" --inside "$(readlink -f "$1")"
-fi
-DURESS=$2
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-U=duresstest$$
+# shellcheck source=tests/lib/root.sh
+. "$(dirname "$0")/../lib/root.sh"
+
+require_root "needs root (a throwaway account in a private root)"
+missing=$(missing_tools unshare useradd chpasswd setpriv logger python3 "$CHKPWD")
+[ -z "$missing" ] || skip_all "missing:$missing"
+private_etc_or_rerun "$@"
+DURESS=$(readlink -f "$1")
+U=duresstest
 RP=$(random_password)
 
-# The overlays' upper layers live on a tmpfs of our own, gone with the namespace.
-mkdir "$T/ns"
-mount -t tmpfs tmpfs "$T/ns" || exit 1
-mkdir "$T/ns/etc-u" "$T/ns/etc-w" "$T/ns/dev-u" "$T/ns/dev-w"
-if ! mount -t overlay overlay -o "lowerdir=/etc,upperdir=$T/ns/etc-u,workdir=$T/ns/etc-w" /etc ||
-	! mount -t overlay overlay -o "lowerdir=/dev,upperdir=$T/ns/dev-u,workdir=$T/ns/dev-w" /dev; then
-	echo "1..0 # SKIP no overlayfs here"
-	exit 0
-fi
+{ mkdir "$T/ns" && overlay_on "$T/ns" duress-sign-dev /dev; } || setup_failed "an overlay on /dev"
+# (Only so that tap.sh can remove $T: the mounts would go with the namespace.)
+at_exit "umount -l /dev '$T/ns'"
 rm -f /dev/log
 
 # Records each syslog datagram as one line of $T/log.
@@ -49,13 +39,11 @@ open(sys.argv[1] + ".ready", "w").close()
 while True:
     out.write(s.recv(8192).replace(b"\n", b" ") + b"\n")
 ' "$T/log" &
-LOGGER=$!
-at_exit "kill $LOGGER 2>/dev/null; umount -l /dev /etc '$T/ns'"
 for _ in $(seq 100); do [ -e "$T/log.ready" ] && break; sleep 0.05; done
 
 H=$T/home
-useradd -l -M -d "$H" -s /bin/sh "$U" || exit 1
-echo "$U:$RP" | chpasswd || exit 1
+useradd -l -M -d "$H" -s /bin/sh "$U" >"$T/useradd.log" 2>&1 || setup_failed "useradd $U" "$T/useradd.log"
+echo "$U:$RP" | chpasswd || setup_failed "chpasswd"
 mkdir -p "$H/.duress" "$T/bin"
 cp "$DURESS" "$T/bin/duress"
 chmod 755 "$T/bin" "$T/bin/duress"

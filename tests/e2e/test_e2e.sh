@@ -14,15 +14,19 @@
 # (bench/ssh_login.sh; the test itself times nothing).  E2E_BENCH_N (10):
 # logins of each kind timed.
 #
-# It runs in a private mount namespace where /etc is an overlay with a
-# tmpfs upper layer and $T a tmpfs (tests/lib/root.sh, private_etc_or_rerun):
-# the users dtest_Ra (logs in, owns actions) and dtest_Rb (runs su), R a
-# random tag, their homes, the PAM service files /etc/pam.d/duress-e2e-R and
-# duress-e2e-R-before, sshd's host key, config and logs exist there only,
-# and go with the namespace however the test ends, SIGKILL included; the
-# passwords are random.  On its way out it stops the sshds and the syslog
-# listener it started (by PID) and waits for the actions still running as
-# the test users (bounded), then ends them by PID.
+# It runs in a private root (private_etc_or_rerun, tests/lib/root.sh): its
+# own mount and PID namespaces, /run a tmpfs there ($T in it), /etc an
+# overlay whose upper layer is in it.  The users dtest_Ra (logs in, owns
+# actions) and dtest_Rb (runs su), R a random tag, their homes, the PAM
+# service files /etc/pam.d/duress-e2e-R and duress-e2e-R-before, sshd's
+# host key, config, logs and /run/sshd exist there only; pamtester, su, sudo
+# and sshd read that /etc.  However the test ends, SIGKILL included, they go
+# with it, and so do the sshds, the syslog listener and the actions still
+# running (the PID namespace ends with its first process).  The passwords
+# are random.  A normal end also stops the sshds and the listener (by PID)
+# and waits for the actions still running as the test users (bounded).
+# What it writes outside: the login records of its users in /var/log
+# (wtmp, btmp, lastlog), which the log-parity section compares.
 
 # su uses the PAM service "su": it runs in a private mount namespace
 # (unshare -m) where the test's service file is bind-mounted over
@@ -104,7 +108,6 @@ cleanup() {
 	for u in "$U1" "$U2"; do
 		uid=$(id -u "$u" 2>/dev/null) && reap_uid 10 "$uid"
 	done
-	[ -n "$CREATED_RUN_SSHD" ] && rmdir "$CREATED_RUN_SSHD" 2>/dev/null
 }
 at_exit cleanup
 
@@ -143,6 +146,15 @@ session  required                    pam_permit.so
 password requisite                   pam_deny.so
 EOF
 ) || setup_failed "write $PAMFILE"
+# The private root at work: the accounts and the service are in the /etc
+# that PAM reads here, and not in the machine's.
+# shellcheck disable=SC2317 # called through check
+in_this_etc_only() {
+	getent passwd "$U1" >/dev/null && getent passwd "$U2" >/dev/null && [ -e "$PAMFILE" ] &&
+		! grep -q "^dtest_$R" "$MACHINE_ETC/passwd" "$MACHINE_ETC/shadow" "$MACHINE_ETC/group" &&
+		[ ! -e "$MACHINE_ETC/pam.d/$SERVICE" ]
+}
+check "private root: $U1, $U2 and $PAMFILE are in this /etc, not in the machine's" in_this_etc_only
 
 # --- actions ------------------------------------------------------------------
 # evidence_script KIND: records who ran it, when, its argv and environment.
@@ -767,6 +779,8 @@ else
 	for e in "$real"/* "$real"/.[!.]*; do
 		[ -e "$e" ] || [ -L "$e" ] || continue
 		d=/dev/${e##*/}
+		# a link into /run (journald), hidden in the private root: replaced below
+		[ "$d" != /dev/log ] || continue
 		if [ "$d" = /dev/ptmx ]; then
 			ln -s pts/ptmx "$d"
 		elif [ -L "$e" ]; then

@@ -8,9 +8,12 @@
 # The caller sets SERVICE (the PAM service: sshd takes it from its program
 # name, so it runs through a symlink $T/ssh/$SERVICE; /etc/pam.d/$SERVICE is
 # the caller's), SSHD_BIN (sshd's absolute path), U1 (the account allowed to
-# log in) and makes the directory $T/ssh (mode 0700).  start_sshd sets
-# SSHD_PID and SSH_PORT; stop_sshd ends that sshd; the caller removes
-# $CREATED_RUN_SSHD (/run/sshd when start_sshd made it) at the end.
+# log in) and makes the directory $T/ssh (mode 0700), where the host key,
+# the configuration and the pid file go.  The caller runs with a /run of its
+# own (private_etc_or_rerun, tests/lib/root.sh; bench/spray's namespace):
+# sshd's privilege separation directory, /run/sshd, is made there when the
+# machine has none, and goes with it.  start_sshd sets SSHD_PID and
+# SSH_PORT; stop_sshd ends that sshd.
 # Optional settings, read by start_sshd: SSHD_ALLOW_USERS ($U1),
 # SSHD_MAX_STARTUPS (100), SSHD_MAX_AUTH_TRIES (6), SSHD_LOGIN_GRACE (30);
 # by ssh_as: SSH_TIMEOUT (30 s, the whole client).
@@ -18,8 +21,6 @@
 
 SSHD_PID=""
 SSH_PORT=""
-# shellcheck disable=SC2034 # the caller's to remove
-CREATED_RUN_SSHD=""
 
 # sshd_listening LOG PID PORT: waits (bound 10 s at most) until sshd PID says
 # in LOG that it listens on PORT; fails at once if it died.
@@ -32,13 +33,8 @@ sshd_listening() {
 	done
 	return 1
 }
-# sshd's privilege separation directory; removed at the end if created here.
-ensure_run_sshd() {
-	[ -d /run/sshd ] && return 0
-	mkdir -m 755 /run/sshd || return 1
-	# shellcheck disable=SC2034 # the caller's to remove
-	CREATED_RUN_SSHD=/run/sshd
-}
+# sshd's privilege separation directory, in the caller's own /run.
+ensure_run_sshd() { [ -d /run/sshd ] || mkdir -m 755 /run/sshd; }
 start_sshd() {
 	local port
 	ensure_run_sshd || return 1
