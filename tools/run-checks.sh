@@ -34,11 +34,21 @@
 #     python, expect...) run without it, and should put $DURESS_VALGRIND
 #     (a command prefix, set in this step only) before the programs they start.
 #
-# Environment: NPROC (parallel tests, 2), DURESS_TIMEOUT_FACTOR (a whole
-# number that multiplies every timeout; default: the load per core at the
-# start, rounded up), VALGRIND_TIMEOUT_MULTIPLIER (5, times that factor),
-# VALGRIND_SUITES ("unit cli pam"), FUZZ_SECONDS (20),
-# PAM_DIRS ("/etc/pam.d /var/lib/pam /usr/share/pam-configs").
+# Timeouts scale with the machine: one whole number, the timeout factor,
+# multiplies every meson timeout (meson test --timeout-multiplier; times
+# VALGRIND_TIMEOUT_MULTIPLIER in the valgrind step) and, exported as
+# DURESS_TIMEOUT_FACTOR, every bound a test keeps against a hang (the PAM
+# and fault suites' login and evidence waits, the scripts' wait_for and
+# `timeout "$(bound N)"`, the VM boots' prompt and build bounds).  It is
+# DURESS_TIMEOUT_FACTOR when that is set (1 to 100); otherwise it is
+# measured once at the start: the machine's load (the higher of its 1- and
+# 5-minute averages) plus the NPROC tests run at once, per core, rounded
+# (1 on a quiet machine, 5 at load 8 on 2 cores).  No test measures time:
+# a larger factor only lets a slow machine finish.
+#
+# Environment: NPROC (parallel tests, 2), DURESS_TIMEOUT_FACTOR (measured),
+# VALGRIND_TIMEOUT_MULTIPLIER (5), VALGRIND_SUITES ("unit cli pam"),
+# FUZZ_SECONDS (20), PAM_DIRS ("/etc/pam.d /var/lib/pam /usr/share/pam-configs").
 
 set -u
 set -o pipefail
@@ -59,22 +69,31 @@ VALGRIND+=" --suppressions=$ROOT/tests/valgrind.supp"
 ALL_STEPS="build asan valgrind static man fuzz"
 PAM_DIRS=${PAM_DIRS:-/etc/pam.d /var/lib/pam /usr/share/pam-configs}
 
-# Every bound against a hang, meson's timeouts and the tests' own waits,
-# times one whole factor: DURESS_TIMEOUT_FACTOR as given, or else the load
-# per core when the run starts, rounded up (load 8 on 2 cores: 4; at least 1).
-timeout_factor()
-{
-	local load
-
-	read -r load _ </proc/loadavg
-	awk -v l="$load" -v c="$(nproc)" \
-		'BEGIN { f = l / c; n = int(f); if (n < f) n++; print (n < 1 ? 1 : n) }'
-}
-DURESS_TIMEOUT_FACTOR=${DURESS_TIMEOUT_FACTOR:-$(timeout_factor)}
-export DURESS_TIMEOUT_FACTOR
-
 # The asan variable belongs to the asan step only.
 unset DURESS_PRELOAD_ASAN DURESS_VALGRIND
+
+# timeout_factor: prints DURESS_TIMEOUT_FACTOR, or the one the load calls
+# for (see the header); exits 2 on a value that is not a whole number 1-100.
+timeout_factor()
+{
+	local load1 load5 rest
+
+	case ${DURESS_TIMEOUT_FACTOR:-} in
+	[1-9] | [1-9][0-9] | 100)
+		echo "$DURESS_TIMEOUT_FACTOR"
+		return
+		;;
+	"") ;;
+	*)
+		echo "run-checks.sh: DURESS_TIMEOUT_FACTOR=$DURESS_TIMEOUT_FACTOR: a whole number from 1 to 100, please" >&2
+		exit 2
+		;;
+	esac
+	read -r load1 load5 rest </proc/loadavg
+	awk -v a="$load1" -v b="$load5" -v n="$NPROC" -v c="$(nproc)" 'BEGIN {
+		f = int(((a > b ? a : b) + n) / c + 0.5)
+		print (f < 1 ? 1 : (f > 100 ? 100 : f)) }'
+}
 
 # A test dependency that is missing is an error here, not a skipped suite.
 TESTS=enabled
@@ -457,6 +476,13 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
 	exit 2
 fi
 
+factor=$(timeout_factor) || exit 2
+if [ -n "${DURESS_TIMEOUT_FACTOR:-}" ]; then
+	echo "timeout factor: $factor (DURESS_TIMEOUT_FACTOR)"
+else
+	echo "timeout factor: $factor (load $(cut -d' ' -f1-2 /proc/loadavg), $(nproc) cores; DURESS_TIMEOUT_FACTOR=N sets it)"
+fi
+export DURESS_TIMEOUT_FACTOR=$factor
 start=$SECONDS
 pam_snapshot >"$TMP/pam.before"
 for s in "${steps[@]}"; do

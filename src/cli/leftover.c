@@ -20,14 +20,66 @@
 /* The per-user directories of the two placements (docs/debian.md, the profiles). */
 static const char *const placements[] = { DURESS_USER_DIR_DEFAULT, DURESS_LAPTOP_USER_DIR };
 
-/* Where an action goes, and what is said of it: all escaped. */
+/* Where an action goes. */
 struct move {
 	const struct passwd *pw;
-	const char *tmpl;        /* the user_dir= it goes to */
-	char old[SHOWN_SIZE];    /* the directory it is in, as the template names it */
-	char target[SHOWN_SIZE]; /* in_use[0]'s directory */
-	char real_old[PATH_MAX]; /* the directory it is in, resolved: as a signature names it */
+	const char *tmpl;           /* the user_dir= it goes to */
+	const char *old;            /* the directory it is in, as the template names it */
+	const char *target;         /* in_use[0]'s directory */
+	char real_old[PATH_MAX];    /* the directory it is in, resolved: as a signature names it */
+	char old_shown[SHOWN_SIZE]; /* old and target escaped, for the words of the line */
+	char target_shown[SHOWN_SIZE];
 };
+
+/*
+ * The fix is a command the user pastes: every path in it is one shell word
+ * (duress_shell_word), written to a memory stream that is printed only when
+ * every word could be made.
+ */
+struct command {
+	FILE *f;
+	bool ok;
+};
+
+/* " WORD": the path DIR/NAME (without NAME, DIR alone) with SUFFIX, as one shell word. */
+static void put_path(struct command *c, const char *dir, const char *name, const char *suffix)
+{
+	char path[PATH_MAX], word[DURESS_SHELL_WORD_SIZE(PATH_MAX)];
+
+	c->ok = c->ok &&
+		snprintf(path, sizeof(path), "%s%s%s%s", dir, name ? "/" : "", name ? name : "",
+			 suffix) < (int)sizeof(path) &&
+		duress_shell_word(path, word, sizeof(word)) && fprintf(c->f, " %s", word) > 0;
+}
+
+/* Appends s to out[used..], a backslash before each byte of specials; size when it does not fit. */
+static size_t put_for_sed(char *out, size_t used, size_t size, const char *s, const char *specials)
+{
+	for (; *s && used < size; s++) {
+		if (used + 3 > size)
+			return size;
+		if (strchr(specials, *s))
+			out[used++] = '\\';
+		out[used++] = *s;
+	}
+	if (used < size)
+		out[used] = '\0';
+	return used;
+}
+
+/* " 's|OLD/|NEW/|g'": OLD as a basic regular expression, NEW as sed's replacement. */
+static void put_sed_script(struct command *c, const char *old, const char *new)
+{
+	char script[3 * PATH_MAX], word[DURESS_SHELL_WORD_SIZE(3 * PATH_MAX)];
+	size_t used = put_for_sed(script, 0, sizeof(script), "s|", "");
+
+	used = put_for_sed(script, used, sizeof(script), old, "\\.[]*^$|");
+	used = put_for_sed(script, used, sizeof(script), "/|", "");
+	used = put_for_sed(script, used, sizeof(script), new, "\\&|");
+	used = put_for_sed(script, used, sizeof(script), "/|g", "");
+	c->ok = c->ok && used < sizeof(script) && duress_shell_word(script, word, sizeof(word)) &&
+		fprintf(c->f, " %s", word) > 0;
+}
 
 static bool same_file(const struct stat *a, const char *path)
 {
@@ -79,66 +131,95 @@ static bool in_target(const char *target, const char *name)
 }
 
 /* "[sudo ]install -d ... TARGET && " when the directory must be made first. */
-static void print_make_target(const struct move *m, const char *target)
+static void put_make_target(struct command *c, const struct move *m)
 {
-	char parent[PATH_MAX], user[DURESS_ESCAPED_SIZE(LOGIN_NAME_MAX)];
+	char parent[PATH_MAX], user[DURESS_SHELL_WORD_SIZE(LOGIN_NAME_MAX)];
 	struct stat st;
 	char *slash;
 
-	if (lstat(target, &st) == 0)
+	if (lstat(m->target, &st) == 0)
 		return;
-	snprintf(parent, sizeof(parent), "%s", target);
+	snprintf(parent, sizeof(parent), "%s", m->target);
 	slash = strrchr(parent, '/');
 	if (slash)
 		*(slash == parent ? slash + 1 : slash) = '\0';
 	/* Under a parent of the user's (the home), the user makes it; under root's, root. */
 	if (stat(parent, &st) == 0 && st.st_uid == m->pw->pw_uid)
-		printf("install -d -m 700 %s && ", m->target);
+		fputs("install -d -m 700", c->f);
+	else if (duress_shell_word(m->pw->pw_name, user, sizeof(user)))
+		fprintf(c->f, "sudo install -d -o %s -m 700", user);
 	else
-		printf("sudo install -d -o %s -m 700 %s && ",
-		       duress_escape(m->pw->pw_name, user, sizeof(user)), m->target);
+		c->ok = false;
+	put_path(c, m->target, NULL, "");
+	fputs(" && ", c->f);
 }
 
 /* mv of the action, its signature and the companions beside it, into the target. */
-static bool print_mv(const struct move *m, const struct duress_dir *dir,
-		     const struct duress_action *a, const char *name)
+static bool put_mv(struct command *c, const struct move *m, const struct duress_dir *dir,
+		   const struct duress_action *a)
 {
-	char shown[SHOWN_SIZE];
 	bool along = false;
 
-	printf("mv %s/%s", m->old, name);
+	fputs("mv", c->f);
+	put_path(c, m->old, a->name, "");
 	if (entry_exists(dir, a->name, ".sig"))
-		printf(" %s/%s.sig", m->old, name);
+		put_path(c, m->old, a->name, ".sig");
 	if (entry_exists(dir, a->name, ".sha256"))
-		printf(" %s/%s.sha256", m->old, name);
+		put_path(c, m->old, a->name, ".sha256");
 	for (const char *p = duress_sig_next_also(&a->sig, NULL); p;
 	     p = duress_sig_next_also(&a->sig, p))
 		if (moves_along(m, p)) {
-			printf(" %s", duress_escape(p, shown, sizeof(shown)));
+			put_path(c, p, NULL, "");
 			along = true;
 		}
-	printf(" %s/", m->target);
+	put_path(c, m->target, NULL, "/");
 	return along;
 }
 
 /* The action then names its companion's new place, and is signed again bound to it. */
-static void print_rebind(const struct move *m, const struct duress_action *a, const char *name)
+static void put_rebind(struct command *c, const struct move *m, const struct duress_action *a)
 {
-	char shown[SHOWN_SIZE];
-
-	printf(" && sed -i 's|%s/|%s/|g' %s/%s && duress sign", m->old, m->target, m->target, name);
+	fputs(" && sed -i", c->f);
+	put_sed_script(c, m->old, m->target);
+	put_path(c, m->target, a->name, "");
+	fputs(" && duress sign", c->f);
 	for (const char *p = duress_sig_next_also(&a->sig, NULL); p;
-	     p = duress_sig_next_also(&a->sig, p))
+	     p = duress_sig_next_also(&a->sig, p)) {
+		fputs(" --also", c->f);
 		if (moves_along(m, p))
-			printf(" --also %s/%s", m->target,
-			       duress_escape(strrchr(p, '/') + 1, shown, sizeof(shown)));
+			put_path(c, m->target, strrchr(p, '/') + 1, "");
 		else
-			printf(" --also %s", duress_escape(p, shown, sizeof(shown)));
-	printf(" %s/%s", m->target, name);
+			put_path(c, p, NULL, "");
+	}
+	put_path(c, m->target, a->name, "");
+}
+
+/* The fix as a command, or in words when a path in it cannot be pasted as typed. */
+static void print_fix(const struct move *m, const struct duress_dir *dir,
+		      const struct duress_action *a)
+{
+	struct command c = { .ok = true };
+	char *text = NULL;
+	size_t len = 0;
+
+	c.f = open_memstream(&text, &len);
+	if (c.f) {
+		put_make_target(&c, m);
+		if (put_mv(&c, m, dir, a))
+			put_rebind(&c, m, a);
+		c.ok = fclose(c.f) == 0 && c.ok;
+	}
+	if (c.f && c.ok)
+		puts(text);
+	else
+		printf("move it, its .sig and the companions beside it to %s, then sign it again "
+		       "there\n",
+		       m->target_shown);
+	free(text);
 }
 
 static void print_move(const struct move *m, const struct duress_dir *dir,
-		       const struct duress_action *a, const char *target)
+		       const struct duress_action *a)
 {
 	char name[DURESS_ESCAPED_SIZE(NAME_MAX)], tmpl[SHOWN_SIZE];
 	char user[DURESS_ESCAPED_SIZE(LOGIN_NAME_MAX)];
@@ -146,21 +227,18 @@ static void print_move(const struct move *m, const struct duress_dir *dir,
 	duress_escape(a->name, name, sizeof(name));
 	printf("%s/%s: SKIPPED: not in the per-user directory the module reads (user_dir=%s: %s); "
 	       "fix: ",
-	       m->old, name, duress_escape(m->tmpl, tmpl, sizeof(tmpl)), m->target);
+	       m->old_shown, name, duress_escape(m->tmpl, tmpl, sizeof(tmpl)), m->target_shown);
 	if (geteuid() != m->pw->pw_uid)
 		printf("as %s: ", duress_escape(m->pw->pw_name, user, sizeof(user)));
-	if (in_target(target, a->name)) {
-		printf("%s/%s is there too: keep one of them, remove the other\n", m->target, name);
-		return;
-	}
-	print_make_target(m, target);
-	if (print_mv(m, dir, a, name))
-		print_rebind(m, a, name);
-	putchar('\n');
+	if (in_target(m->target, a->name))
+		printf("%s/%s is there too: keep one of them, remove the other\n", m->target_shown,
+		       name);
+	else
+		print_fix(m, dir, a);
 }
 
 /* The lines for the actions of the directory old; how many. */
-static int report_dir(struct move *m, const char *old, const char *target)
+static int report_dir(struct move *m)
 {
 	struct duress_identity as = { 0 };
 	struct duress_caps caps;
@@ -171,13 +249,14 @@ static int report_dir(struct move *m, const char *old, const char *target)
 	/* Read with the user's rights, as their own directory always is. */
 	if (duress_identity_init(&as, m->pw, NULL) < 0)
 		return 0;
-	if (duress_dir_load(&dir, old, DURESS_SCOPE_USER, m->pw->pw_uid, &caps, true, &as) == 0) {
+	if (duress_dir_load(&dir, m->old, DURESS_SCOPE_USER, m->pw->pw_uid, &caps, true, &as) ==
+	    0) {
 		/* Signatures name companions by resolved path (duress sign's realpath()). */
-		if (!realpath(old, m->real_old))
-			snprintf(m->real_old, sizeof(m->real_old), "%s", old);
+		if (!realpath(m->old, m->real_old))
+			snprintf(m->real_old, sizeof(m->real_old), "%s", m->old);
 		for (size_t i = 0; i < dir.n_actions; i++)
 			if (dir.actions[i].skip != DURESS_SKIP_NOT_AN_ACTION) {
-				print_move(m, &dir, &dir.actions[i], target);
+				print_move(m, &dir, &dir.actions[i]);
 				n++;
 			}
 		duress_dir_free(&dir);
@@ -188,15 +267,15 @@ static int report_dir(struct move *m, const char *old, const char *target)
 
 int duress_check_left_behind(const struct passwd *pw, const char *const *in_use, size_t n_in_use)
 {
-	struct move m = { .pw = pw };
 	char target[PATH_MAX], old[PATH_MAX];
+	struct move m = { .pw = pw, .target = target, .old = old };
 	int n = 0;
 
 	if (n_in_use == 0 ||
 	    duress_expand_user_dir(in_use[0], pw->pw_name, pw->pw_dir, target, sizeof(target)) < 0)
 		return 0;
 	m.tmpl = in_use[0];
-	duress_escape(target, m.target, sizeof(m.target));
+	duress_escape(target, m.target_shown, sizeof(m.target_shown));
 	for (size_t i = 0; i < sizeof(placements) / sizeof(placements[0]); i++) {
 		struct stat st;
 
@@ -205,8 +284,8 @@ int duress_check_left_behind(const struct passwd *pw, const char *const *in_use,
 		    stat(old, &st) < 0 || !S_ISDIR(st.st_mode) ||
 		    read_by_module(&st, pw, in_use, n_in_use))
 			continue;
-		duress_escape(old, m.old, sizeof(m.old));
-		n += report_dir(&m, old, target);
+		duress_escape(old, m.old_shown, sizeof(m.old_shown));
+		n += report_dir(&m);
 	}
 	return n;
 }

@@ -116,3 +116,60 @@ const char *duress_escape(const char *s, char *buf, size_t size)
 	buf[used] = '\0';
 	return buf;
 }
+
+/* Bytes a shell takes as themselves in an unquoted word, wherever they stand. */
+static bool shell_plain(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c != '\0' && strchr("_./@%+=:,-", c));
+}
+
+/* Whether duress_escape() would show s as it is, the backslash aside. */
+static bool shown_as_is(const unsigned char *p)
+{
+	while (*p) {
+		uint32_t cp = 0;
+		size_t n = utf8_sequence(p, &cp);
+
+		if (n == 0 || (is_control(cp) && cp != '\\'))
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+const char *duress_shell_word(const char *s, char *buf, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	bool plain = *p != '\0';
+	size_t used = 0;
+
+	for (; *p && plain; p++)
+		plain = shell_plain(*p);
+	if (!shown_as_is((const unsigned char *)s))
+		return NULL;
+	if (plain) {
+		if (strlen(s) >= size)
+			return NULL;
+		memcpy(buf, s, strlen(s) + 1);
+		return buf;
+	}
+	if (size < 3)
+		return NULL;
+	buf[used++] = '\'';
+	for (p = (const unsigned char *)s; *p; p++) {
+		const char *put = *p == '\'' ? "'\\''" : NULL;
+		size_t len = put ? 4 : 1;
+
+		if (used + len + 2 > size)
+			return NULL;
+		if (put)
+			memcpy(buf + used, put, len);
+		else
+			buf[used] = (char)*p;
+		used += len;
+	}
+	buf[used++] = '\'';
+	buf[used] = '\0';
+	return buf;
+}

@@ -25,3 +25,17 @@ const char *duress_escape(const char *s, char *buf, size_t size);
 
 /* A buffer this large holds any string of n bytes escaped, uncut. */
 #define DURESS_ESCAPED_SIZE(n) (4 * (size_t)(n) + 1)
+
+/*
+ * s as one word a shell reads back as s, for a command printed for the
+ * user to run: as it is when every byte is one of [A-Za-z0-9_./@%+=:,-] (and
+ * s is not empty), otherwise in single quotes, each ' written '\''.
+ * NULL when s holds a byte duress_escape() would escape other than the
+ * backslash (a control, a bidi override, not UTF-8: pasted, it would not be
+ * what it shows) or when the word does not fit in size bytes; the caller
+ * then says the fix in words.
+ */
+const char *duress_shell_word(const char *s, char *buf, size_t size);
+
+/* A buffer this large holds the shell word of any string of n bytes. */
+#define DURESS_SHELL_WORD_SIZE(n) (4 * (size_t)(n) + 3)

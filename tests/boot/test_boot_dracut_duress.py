@@ -18,16 +18,16 @@ console driven, systemd's own prompt each time:
     actions, luks-wipe's config, cryptsetup for luks-wipe), and `duress
     check` says so, reading it with lsinitrd (then: stale, once luks-wipe's
     config is edited);
-  - the real passphrase unlocks; no record, nothing runs; the relay's
-    directory is gone after switch-root; the console never names the project;
-  - a wrong one is refused (the prompt again), then the real one unlocks;
-    nothing runs;
-  - the duress passphrase unlocks at the first prompt; the record names
-    after-mark; the unit's command runs it once, as root;
+  - a wrong passphrase is refused (the prompt again), then the real one
+    unlocks; no record, nothing runs; the relay's directory is gone after
+    switch-root; the console never names the project;
+  - the duress passphrase (key slot 1) unlocks at the first prompt; the
+    record names after-mark; the unit's command runs it once, as root;
   - the nuke passphrase (a copy of the disk, without snapshot=on): the prompt
     comes back, the real one is refused too, no passphrase opens the copy;
-  - a relay that cannot start (an initramfs whose relay exits at once): the
-    real passphrase still unlocks, at systemd's own prompt.
+  - a relay that cannot start (the same initramfs with one more archive
+    appended, bootvm.append_files, whose relay exits at once): the real
+    passphrase still unlocks, at systemd's own prompt.
 
 Usage: test_boot_dracut_duress.py CACHE DURESS RELAY HELPER RUNNER MODULE_BUILD MODULE_SRC UNIT EXAMPLES
 (MODULE_BUILD: the configured module-setup.sh and unlock-relay.service;
@@ -172,7 +172,7 @@ def main():
            "... and cryptsetup, for luks-wipe (a systemd initramfs has none otherwise)")
         check_image(duress, boot_d, initrd, tmp, {helper_at, runner_at, relay_at})
 
-        real = debian.four_passphrases(bootvm.booter(kernel, initrd, dracut=True), img, tmp)
+        real = debian.each_passphrase(bootvm.booter(kernel, initrd, dracut=True), img, tmp)
         ok(real.shown.get(RELAY_DIR, "") is None,
            "the relay's directory is gone after switch-root", real.shown.get(RELAY_DIR))
         ok(not naming_us(real), "the console never names the project",
@@ -181,14 +181,18 @@ def main():
             [x.strip() for x in initramfs_console(real).splitlines() if "Relay" in x]))
 
         # --- a relay that cannot start: the disk still unlocks -------------------------------------
-        broken = dict(build)
-        broken[relay_at] = bootvm.File(data=b"#!/bin/sh\nexit 1\n", mode=0o755)
+        # The kernel unpacks the appended archive last: its relay replaces the built one.
         initrd2 = os.path.join(tmp, "initrd-broken.img")
         try:
-            bootvm.build_dracut_initramfs(kernel, initrd2, os.path.join(tmp, "mk2"), files=broken)
+            bootvm.append_files(initrd, initrd2, {relay_at: bootvm.File(data=b"#!/bin/sh\nexit 1\n",
+                                                                       mode=0o755)})
         except (RuntimeError, OSError) as e:
-            bail("dracut with a relay that exits at once", e)
+            bail("the initramfs with a relay that exits at once appended", e)
         r = timed(bootvm.booter(kernel, initrd2, dracut=True), img, [REAL], "real, the relay failing")
+        failed = [x for x in initramfs_console(r).splitlines()
+                  if "Failed to start" in x and "Relay Password Requests" in x]
+        ok(failed, "the appended relay is the one that ran: systemd says it failed to start",
+           diag_boot(r, 60))
         ok(r.unlocked and r.finished and r.prompts == 1,
            "a relay that cannot start: systemd's prompt still comes, and the real passphrase unlocks",
            diag_boot(r))

@@ -115,7 +115,7 @@ if why=$(overlay_unusable); then
 fi
 before=$(status debhelper; command -v dh)
 t_start=$(date +%s)
-tap_part timeout -k 10 240 unshare -m --propagation private -- \
+tap_part timeout -k 10 "$(bound 240)" unshare -m --propagation private -- \
 	"$(readlink -f "$0")" --inside "$T" "$SRC" "$MAKE"
 check "the namespace part ran to its end (exit $PART_STATUS, $(($(date +%s) - t_start)) s)" test "$PART_STATUS" -eq 0
 check "the machine's debhelper is untouched" test "$before" = "$(status debhelper; command -v dh)"

@@ -144,7 +144,7 @@ if why=$(overlay_unusable); then
 	tap_end
 	exit
 fi
-tap_part timeout -k 10 120 unshare -m --propagation private -- \
+tap_part timeout -k 10 "$(bound 120)" unshare -m --propagation private -- \
 	"$(readlink -f "$0")" --inside "$T" "$SRC" "$BUILD" "$MAKE" "$PREFIX" "$MODULE"
 check "the namespace part ran to its end (exit $PART_STATUS)" test "$PART_STATUS" -eq 0
 tap_end

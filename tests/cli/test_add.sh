@@ -446,7 +446,7 @@ refused "--set-file, a file over 64 KiB" 1 "duress add: --set-file GREETING=$T/v
 	--stdin --set-file "GREETING=$T/value-big"
 # A FIFO without a writer: opening it to read would wait for ever (the timeout says so: 124).
 mkfifo "$T/value-fifo"
-err=$(echo "$PW" | timeout 30 $WRAP "$DURESS" add demo --force --pam-dir "$T/pam" --examples-dir "$EX" \
+err=$(echo "$PW" | timeout "$(bound 30)" $WRAP "$DURESS" add demo --force --pam-dir "$T/pam" --examples-dir "$EX" \
 	--memlimit 8K --opslimit 1 --allow-weak-cost --stdin --set-file "GREETING=$T/value-fifo" 2>&1 >/dev/null)
 rc=$?
 check "--set-file, a FIFO: no wait, exit 1, one line, nothing written" test "$rc" -eq 1 -a \

@@ -521,7 +521,10 @@ lacks "two salts at the default cost: a WARN for two derivations (and none for t
 # /var/lib/duress/%u does) are named, each with the commands that move it.  nss_wrapper
 # gives the caller a home under $T and a name no /var/lib/duress holds.
 NAME=dleft$$
-H=$T/lefthome && mkdir -p -m 700 "$H/.duress" && mkdir -p -m 755 "$T/lib" "$T/leftpam"
+# A home whose path a shell must be given quoted (a space, a quote, a regex's dot): the fix
+# is pasted as printed, so every path in it is one shell word and the sed script matches
+# the path and nothing like it.
+H="$T/left home's.x" && mkdir -p -m 700 "$H/.duress" && mkdir -p -m 755 "$T/lib" "$T/leftpam"
 printf '%s:x:%s:%s::%s:/bin/sh\n' "$NAME" "$(id -u)" "$(id -g)" "$H" >"$T/left.passwd"
 printf '%s:x:%s:\n' "$NAME" "$(id -g)" >"$T/left.group"
 printf "${TYPICAL/pam_duress.so/pam_duress.so user_dir=$T/lib/%%u}" >"$T/leftpam/common-auth"
@@ -530,19 +533,30 @@ as_left() {
 	env LD_PRELOAD="${DURESS_PRELOAD_ASAN:+$DURESS_PRELOAD_ASAN }libnss_wrapper.so" \
 		NSS_WRAPPER_PASSWD="$T/left.passwd" NSS_WRAPPER_GROUP="$T/left.group" "$@"
 }
+# word PATH: PATH as the fix writes it, one shell word: as it is when plain, else in single
+# quotes with ' as '\''.
+word() {
+	if [[ $1 =~ ^[A-Za-z0-9_./@%+=:,-]+$ ]]; then printf '%s' "$1"; else printf "'%s'" "${1//\'/\'\\\'\'}"; fi
+}
 O=$H/.duress N=$T/lib/$NAME
 D=$O
 new_action plain && sign "$D/plain"
 printf 'URL=x\n' >"$O/alert.conf" && chmod 600 "$O/alert.conf"
-printf '#!/bin/sh\nCONFIG=%s/alert.conf\n. "$CONFIG"\n' "$O" >"$O/alert" && chmod 700 "$O/alert"
+printf '#!/bin/sh\nCONFIG="%s/alert.conf"\n. "$CONFIG"\n' "$O" >"$O/alert" && chmod 700 "$O/alert"
 sign --also "$O/alert.conf" "$O/alert"
+# A name with a control byte cannot be pasted as it shows: the fix says it in words.
+TABBED=$'tab\tbed'
+printf '#!/bin/sh\n' >"$O/$TABBED" && chmod 700 "$O/$TABBED" && sign "$O/$TABBED"
 out=$(as_left $WRAP "$DURESS" check --pam-dir "$T/leftpam" --global-dir "" --boot-dir "" 2>&1)
 rc=$?
 echo "$out" | diag
-NOT_READ="SKIPPED: not in the per-user directory the module reads (user_dir=$T/lib/%u: $N); fix: install -d -m 700 $N && mv"
-has "left in ~/.duress, no companion: moved with its signature" 1 "$O/plain: $NOT_READ $O/plain $O/plain.sig $N/"
+NOT_READ="SKIPPED: not in the per-user directory the module reads (user_dir=$T/lib/%u: $N); fix: install -d -m 700 $(word "$N") && mv"
+OLD_RE=$(sed 's/[].[\*^$|]/\\&/g' <<<"$O")
+has "left in ~/.duress, no companion: moved with its signature" 1 "$O/plain: $NOT_READ $(word "$O/plain") $(word "$O/plain.sig") $(word "$N/")"
 has "left in ~/.duress, a companion beside it: moved too, the action pointed at it and signed again" 1 \
-	"$O/alert: $NOT_READ $O/alert $O/alert.sig $O/alert.conf $N/ && sed -i 's|$O/|$N/|g' $N/alert && duress sign --also $N/alert.conf $N/alert"
+	"$O/alert: $NOT_READ $(word "$O/alert") $(word "$O/alert.sig") $(word "$O/alert.conf") $(word "$N/") && sed -i $(word "s|$OLD_RE/|$N/|g") $(word "$N/alert") && duress sign --also $(word "$N/alert.conf") $(word "$N/alert")"
+has "left in ~/.duress, a name with a control byte: the fix in words" 1 \
+	"$O/tab\\x09bed: SKIPPED: not in the per-user directory the module reads (user_dir=$T/lib/%u: $N); fix: move it, its .sig and the companions beside it to $N, then sign it again there"
 check "left in ~/.duress: not every action is armed" grep -qx "not every action is armed" <<<"$out"
 # Run as printed (duress sign with the password on standard input), both arm where the module reads.
 for name in plain alert; do
@@ -550,12 +564,13 @@ for name in plain alert; do
 	fix=${fix#*; fix: }
 	bash -c "${fix//duress sign/$WRAP $DURESS sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost}" >/dev/null 2>&1 <<<"Check-pw-1"
 done
+rm -f "$O/$TABBED" "$O/$TABBED.sig"
 out=$(as_left $WRAP "$DURESS" check --pam-dir "$T/leftpam" --global-dir "" --boot-dir "" 2>&1)
 rc=$?
 echo "$out" | diag
 has "the fixes run: the moved action is ARMED where the module reads" 0 "$N/plain: ARMED"
 has "the fixes run: the action with its companion is ARMED there" 0 "$N/alert: ARMED"
-check "the fixes run: the action reads its config at the new place" grep -qx "CONFIG=$N/alert.conf" "$N/alert"
+check "the fixes run: the action reads its config at the new place" grep -qxF "CONFIG=\"$N/alert.conf\"" "$N/alert"
 check "the fixes run: nothing named in the old directory" test -z "$(grep -F "$O/" <<<"$out")"
 
 # Usage errors.

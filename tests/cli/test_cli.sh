@@ -178,7 +178,7 @@ echo 'Duress-pw-1' | sign "$T/d/link" >/dev/null 2>&1
 check "refuses a symlink" test $? -ne 0 -a ! -e "$T/d/link.sig"
 rm -f "$T/d/link"
 mkfifo "$T/d/fifo"
-echo 'Duress-pw-1' | timeout 10 $WRAP "$DURESS" sign --stdin "$T/d/fifo" >/dev/null 2>&1
+echo 'Duress-pw-1' | timeout "$(bound 10)" $WRAP "$DURESS" sign --stdin "$T/d/fifo" >/dev/null 2>&1
 rc=$?
 check "refuses a FIFO without hanging" test $rc -ne 0 -a $rc -ne 124
 rm -f "$T/d/fifo"

@@ -2,40 +2,30 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `duress sign` run by a normal user asks unix_chkpwd whether the password is
 # the account's real one.  Needs root to set up a real account, which stays
-# invisible to the machine: everything happens in a private mount namespace,
-# with overlays over /etc (useradd, chpasswd) and /dev (a /dev/log socket that
-# records what unix_chkpwd logs).
+# invisible to the machine: everything happens in a private root
+# (private_etc_or_rerun, tests/lib/root.sh: mount and PID namespaces of its
+# own, /etc an overlay there, so useradd and chpasswd write only into it)
+# with /dev overlaid too (a /dev/log socket that records what unix_chkpwd
+# logs).  The account's password is random; all of it goes with the test
+# however it ends.
 # Usage: test_sign_user.sh DURESS
 CHKPWD=/usr/sbin/unix_chkpwd
-
-if [ "${1:-}" != --inside ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "1..0 # SKIP needs root (a throwaway account in a mount namespace)"
-		exit 0
-	fi
-	for tool in unshare useradd chpasswd setpriv logger python3 "$CHKPWD"; do
-		if ! command -v "$tool" >/dev/null; then
-			echo "1..0 # SKIP $tool is not installed"
-			exit 0
-		fi
-	done
-	exec unshare -m --propagation private "$0" --inside "$(readlink -f "$1")"
-fi
-DURESS=$2
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
-U=duresstest$$
+# shellcheck source=tests/lib/root.sh
+. "$(dirname "$0")/../lib/root.sh"
+
+require_root "needs root (a throwaway account in a private root)"
+missing=$(missing_tools unshare useradd chpasswd setpriv logger python3 "$CHKPWD")
+[ -z "$missing" ] || skip_all "missing:$missing"
+private_etc_or_rerun "$@"
+DURESS=$(readlink -f "$1")
+U=duresstest
 RP=$(random_password)
 
-# The overlays' upper layers live on a tmpfs of our own, gone with the namespace.
-mkdir "$T/ns"
-mount -t tmpfs tmpfs "$T/ns" || exit 1
-mkdir "$T/ns/etc-u" "$T/ns/etc-w" "$T/ns/dev-u" "$T/ns/dev-w"
-if ! mount -t overlay overlay -o "lowerdir=/etc,upperdir=$T/ns/etc-u,workdir=$T/ns/etc-w" /etc ||
-	! mount -t overlay overlay -o "lowerdir=/dev,upperdir=$T/ns/dev-u,workdir=$T/ns/dev-w" /dev; then
-	echo "1..0 # SKIP no overlayfs here"
-	exit 0
-fi
+{ mkdir "$T/ns" && overlay_on "$T/ns" duress-sign-dev /dev; } || setup_failed "an overlay on /dev"
+# (Only so that tap.sh can remove $T: the mounts would go with the namespace.)
+at_exit "umount -l /dev '$T/ns'"
 rm -f /dev/log
 
 # Records each syslog datagram as one line of $T/log.
@@ -49,20 +39,17 @@ open(sys.argv[1] + ".ready", "w").close()
 while True:
     out.write(s.recv(8192).replace(b"\n", b" ") + b"\n")
 ' "$T/log" &
-LOGGER=$!
-at_exit "kill $LOGGER 2>/dev/null; umount -l /dev /etc '$T/ns'"
 for _ in $(seq 100); do [ -e "$T/log.ready" ] && break; sleep 0.05; done
 
 H=$T/home
-useradd -l -M -d "$H" -s /bin/sh "$U" || exit 1
-echo "$U:$RP" | chpasswd || exit 1
+useradd -l -M -d "$H" -s /bin/sh "$U" >"$T/useradd.log" 2>&1 || setup_failed "useradd $U" "$T/useradd.log"
+echo "$U:$RP" | chpasswd || setup_failed "chpasswd"
 mkdir -p "$H/.duress" "$T/bin"
 cp "$DURESS" "$T/bin/duress"
 chmod 755 "$T/bin" "$T/bin/duress"
 
-# as_user NAME PASSWORD: signs ~/.duress/NAME as the user; $out, $rc, $took (s).
+# as_user NAME PASSWORD: signs ~/.duress/NAME as the user; $out, $rc.
 as_user() {
-	local start=$SECONDS
 	printf '#!/bin/sh\ntrue\n' >"$H/.duress/$1"
 	chmod 700 "$H/.duress/$1"
 	chown -R "$U:$U" "$H"
@@ -71,7 +58,7 @@ as_user() {
 	# shellcheck disable=SC2086 # $WRAP is a command prefix
 	out=$(printf '%s\n' "$2" | setpriv --reuid="$U" --regid="$U" --init-groups \
 		$WRAP "$T/bin/duress" sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$H/.duress/$1" 2>&1)
-	rc=$? took=$((SECONDS - start))
+	rc=$?
 	log_sync
 }
 
@@ -114,14 +101,19 @@ check "no unix_chkpwd: says the check could not be done" \
 check "no unix_chkpwd: only that one warning" test "$(grep -c "warning" <<<"$out")" -eq 1
 umount "$CHKPWD"
 
-# A helper that never answers is killed after its time.
-printf '#!/bin/sh\necho $$ >%s/hang.pid\nexec sleep 120\n' "$H" >"$T/bin/hang"
+# A helper that never answers is killed after its time.  It waits until the
+# test releases it (bounded only against a hang), then leaves hang.ended:
+# sign must end while it still waits.
+# shellcheck disable=SC2016 # $n belongs to the helper's shell
+printf '#!/bin/sh\necho $$ >%s/hang.pid\nn=0\nwhile [ ! -e %s/hang.release ] && [ $n -lt %s ]; do sleep 0.1; n=$((n + 1)); done\n: >%s/hang.ended\n' \
+	"$H" "$T" "$(($(bound 60) * 10))" "$H" >"$T/bin/hang"
 chmod 755 "$T/bin/hang"
 mount --bind "$T/bin/hang" "$CHKPWD"
 as_user hung 'Other-pw-78y'
-# Ended before the helper's own end (its sleep 120): the order, not a duration.
-check "hung unix_chkpwd: sign ends anyway, before the helper would (${took}s)" \
-	test $rc -eq 0 -a "$took" -lt 120
+ended_already=$([ -e "$H/hang.ended" ] && echo yes || echo no)
+: >"$T/hang.release"
+check "hung unix_chkpwd: sign ends anyway, while the helper still waits" \
+	test $rc -eq 0 -a "$ended_already" = no
 check "hung unix_chkpwd: still signed" test -s "$H/.duress/hung.sig"
 check "hung unix_chkpwd: says it did not answer" \
 	grep -qxF "duress: $H/.duress/hung: $NOCHECK: unix_chkpwd did not answer in time" <<<"$out"

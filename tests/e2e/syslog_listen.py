@@ -16,7 +16,9 @@ the host's logging is never touched:
 
 * /dev/log exists on the host (a socket of journald or rsyslog, or a symlink
   to one): the socket is bind-mounted over it inside the namespace.
-* /dev/log does not exist (a container without a syslog daemon): nothing may
+* /dev/log does not exist (a container without a syslog daemon), or is a
+  symlink into /run (journald's), which test_e2e.sh's private root hides
+  behind a tmpfs of its own (tests/lib/root.sh): nothing may
   be created in the host's /dev, and a bind mount needs an existing target.
   Inside the namespace the real /dev is first bind-mounted (recursively, with
   pts and shm) on a directory of the test's own, then a tmpfs is mounted over

@@ -11,17 +11,22 @@
 # MODULE is the built pam_duress.so (used by its absolute path), DURESS_CLI
 # the built `duress` command (actions are signed with it, per-user ones as
 # their owner).  --bench-only sets everything up and only times ssh logins
-# (bench/ssh_login.sh).  E2E_BENCH_N (10): logins of each kind timed.
+# (bench/ssh_login.sh; the test itself times nothing).  E2E_BENCH_N (10):
+# logins of each kind timed.
 #
-# It runs in a private mount namespace where /etc is an overlay with a
-# tmpfs upper layer and $T a tmpfs (tests/lib/root.sh, private_etc_or_rerun):
-# the users dtest_Ra (logs in, owns actions) and dtest_Rb (runs su), R a
-# random tag, their homes, the PAM service files /etc/pam.d/duress-e2e-R and
-# duress-e2e-R-before, sshd's host key, config and logs exist there only,
-# and go with the namespace however the test ends, SIGKILL included; the
-# passwords are random.  On its way out it stops the sshds and the syslog
-# listener it started (by PID) and waits for the actions still running as
-# the test users (bounded), then ends them by PID.
+# It runs in a private root (private_etc_or_rerun, tests/lib/root.sh): its
+# own mount and PID namespaces, /run a tmpfs there ($T in it), /etc an
+# overlay whose upper layer is in it.  The users dtest_Ra (logs in, owns
+# actions) and dtest_Rb (runs su), R a random tag, their homes, the PAM
+# service files /etc/pam.d/duress-e2e-R and duress-e2e-R-before, sshd's
+# host key, config, logs and /run/sshd exist there only; pamtester, su, sudo
+# and sshd read that /etc.  However the test ends, SIGKILL included, they go
+# with it, and so do the sshds, the syslog listener and the actions still
+# running (the PID namespace ends with its first process).  The passwords
+# are random.  A normal end also stops the sshds and the listener (by PID)
+# and waits for the actions still running as the test users (bounded).
+# What it writes outside: the login records of its users in /var/log
+# (wtmp, btmp, lastlog), which the log-parity section compares.
 
 # su uses the PAM service "su": it runs in a private mount namespace
 # (unshare -m) where the test's service file is bind-mounted over
@@ -103,7 +108,6 @@ cleanup() {
 	for u in "$U1" "$U2"; do
 		uid=$(id -u "$u" 2>/dev/null) && reap_uid 10 "$uid"
 	done
-	[ -n "$CREATED_RUN_SSHD" ] && rmdir "$CREATED_RUN_SSHD" 2>/dev/null
 }
 at_exit cleanup
 
@@ -142,6 +146,15 @@ session  required                    pam_permit.so
 password requisite                   pam_deny.so
 EOF
 ) || setup_failed "write $PAMFILE"
+# The private root at work: the accounts and the service are in the /etc
+# that PAM reads here, and not in the machine's.
+# shellcheck disable=SC2317 # called through check
+in_this_etc_only() {
+	getent passwd "$U1" >/dev/null && getent passwd "$U2" >/dev/null && [ -e "$PAMFILE" ] &&
+		! grep -q "^dtest_$R" "$MACHINE_ETC/passwd" "$MACHINE_ETC/shadow" "$MACHINE_ETC/group" &&
+		[ ! -e "$MACHINE_ETC/pam.d/$SERVICE" ]
+}
+check "private root: $U1, $U2 and $PAMFILE are in this /etc, not in the machine's" in_this_etc_only
 
 # --- actions ------------------------------------------------------------------
 # evidence_script KIND: records who ran it, when, its argv and environment.
@@ -158,16 +171,27 @@ tmp=$RES/.tmp.$1.\$\$
 } >"\$tmp" && mv "\$tmp" "$RES/$1.\$\$"
 EOF
 }
+# An action that outlives the login: it waits until the test releases it
+# (release_slow, once the login program has ended), so that "the login ended
+# before the action" is an order whatever the machine's load.  Its wait is
+# bounded only against a hang (bound 60 s, read when the script is made):
+# released=no in its evidence says it was not released but gave up.
 slow_script() {
 	cat <<EOF
 #!/bin/sh
 # pam_duress e2e: an action that outlives the login
 : >"$RES/slow-start.\$\$"
-sleep 3
+n=0
+while [ ! -e "$RES/slow-release" ] && [ \$n -lt $(($(bound 60) * 10)) ]; do sleep 0.1; n=\$((n + 1)); done
+released=no
+[ ! -e "$RES/slow-release" ] || released=yes
 tmp=$RES/.tmp.slow.\$\$
-{ echo "uid=\$(id -u)"; echo "ts=\$(date +%s%N)"; } >"\$tmp" && mv "\$tmp" "$RES/slow-done.\$\$"
+{ echo "uid=\$(id -u)"; echo "ts=\$(date +%s%N)"; echo "released=\$released"; } >"\$tmp" &&
+	mv "\$tmp" "$RES/slow-done.\$\$"
 EOF
 }
+# release_slow: lets the slow action end (clear_results takes the mark away).
+release_slow() { : >"$RES/slow-release"; }
 
 UDIR=$T/home/$U1/.duress
 install -d -m 700 -o "$U1" -g "$(id -g "$U1")" "$UDIR" || setup_failed "mkdir $UDIR"
@@ -353,7 +377,7 @@ fi
 # ================================================================================
 # pamtester SERVICE USER PASSWORD RHOST: reads the password from stdin.
 pt() {
-	printf '%s\n' "$3" | timeout 30 pamtester -I rhost="$4" -I ruser=e2e-ruser "$SERVICE" "$2" \
+	printf '%s\n' "$3" | timeout "$(bound 30)" pamtester -I rhost="$4" -I ruser=e2e-ruser "$SERVICE" "$2" \
 		authenticate acct_mgmt >"$T/pt.out" 2>&1
 }
 
@@ -380,18 +404,21 @@ check "pamtester, duress password: argv[0] is the action's name" \
 check "pamtester, duress password: no password in the actions' environment" no_password_in_evidence
 
 # The runner must hold none of the application's descriptors: pamtester's
-# stdout, a pipe, is closed when pamtester exits, not when the actions end.
+# stdout, a pipe, is closed when pamtester exits, while the action still
+# waits to be released (were the pipe held, it would close only when the
+# action gave up waiting, its evidence written).
 clear_results
-t0=$(date +%s%N)
-printf '%s\n' "$SP" | timeout 30 pamtester -I rhost=pt-slow "$SERVICE" "$U1" authenticate 2>&1 |
+printf '%s\n' "$SP" | timeout "$(bound 30)" pamtester -I rhost=pt-slow "$SERVICE" "$U1" authenticate 2>&1 |
 	cat >"$T/pt.out"
-pt_ms=$(ms_since "$t0")
+done_already=$(count slow-done)
+release_slow
 check_diag "pamtester, slow action: authenticated" "$T/pt.out" grep -q "successfully authenticated" "$T/pt.out"
-check_why "pamtester, slow action: its stdout pipe is closed when it exits (${pt_ms} ms)" \
-	"the pipe stayed open ${pt_ms} ms, until the 3-second action ended: the action runner holds the application's descriptors" \
-	test "$pt_ms" -lt 2500
+check_why "pamtester, slow action: its stdout pipe is closed while the action still runs" \
+	"the pipe stayed open until the action ended ($done_already evidence file(s) already written): the action runner holds the application's descriptors" \
+	test "$done_already" -eq 0
 wait_count slow-done 1 15
-check "pamtester, slow action: it completed, as $U1" test "$(field slow-done uid)" = "$UID1"
+check "pamtester, slow action: it completed once released, as $U1" \
+	test "$(field slow-done uid)" = "$UID1" -a "$(field slow-done released)" = yes
 
 # A global duress password never logs in root; the actions still run.
 clear_results
@@ -420,8 +447,8 @@ check "pamtester, locked account, duress password: per-user action ran" \
 # ================================================================================
 cat >"$T/su.exp" <<'EOF'
 # su USER -c "$E2E_SU_CMD", password from $E2E_PW; exit status of su, or 3/4.
-# The command ends by printing E2E-SU-END.
-set timeout 20
+# The command ends by printing E2E-SU-END.  Each wait: $E2E_EXPECT_TIMEOUT s.
+set timeout $env(E2E_EXPECT_TIMEOUT)
 set user [lindex $argv 0]
 spawn -noecho /usr/bin/su $user -c $env(E2E_SU_CMD)
 expect {
@@ -449,21 +476,19 @@ chmod 644 "$T/su.exp"
 
 # su_as_user2 PASSWORD [PAMFILE [COMMAND]]: su to U1 as U2, "su" being
 # PAMFILE ($PAMFILE) in a private mount namespace, running COMMAND (id -un).
-# Output in $T/su.out and, without CRs, $T/su.txt; $SU_MS: ms from the
-# password to eof.
+# Output in $T/su.out and, without CRs, $T/su.txt.
 su_as_user2() {
-	local rc t0
-	t0=$(date +%s%N)
+	local rc
 	# shellcheck disable=SC2016 # $1... belong to the inner shell
-	timeout 60 unshare -m --propagation private -- /bin/sh -c '
+	timeout "$(bound 60)" unshare -m --propagation private -- /bin/sh -c '
 		mount --bind "$1" /etc/pam.d/su || exit 5
 		cd "$2" || exit 5
 		exec setpriv --reuid="$3" --regid="$4" --init-groups -- \
 			env -i PATH=/usr/bin:/bin HOME="$2/home/$3" TERM=dumb E2E_PW="$5" \
-			E2E_SU_CMD="$7; echo E2E-SU-END" expect -f "$2/su.exp" "$6"' sh \
-		"${2:-$PAMFILE}" "$T" "$U2" "$(id -g "$U2")" "$1" "$U1" "${3:-id -un}" >"$T/su.out" 2>&1
+			E2E_EXPECT_TIMEOUT="$8" E2E_SU_CMD="$7; echo E2E-SU-END" expect -f "$2/su.exp" "$6"' sh \
+		"${2:-$PAMFILE}" "$T" "$U2" "$(id -g "$U2")" "$1" "$U1" "${3:-id -un}" "$(bound 20)" \
+		>"$T/su.out" 2>&1
 	rc=$?
-	SU_MS=$(ms_since "$t0")
 	tr -d '\r' <"$T/su.out" >"$T/su.txt"
 	return $rc
 }
@@ -493,20 +518,23 @@ expect_evidence "su, duress password" su "$U1" PAM_RUSER "$U2"
 check "su, duress password: PAM_TTY is the pseudo-terminal" \
 	grep -q '^PAM_TTY=/dev/pts/' "$(find "$RES" -name 'user.*' | head -n 1)"
 
-# A slow action must not hold the terminal: su ends, the action goes on.
+# A slow action must not hold the terminal: su ends while the action still
+# waits to be released, and the action then goes on.
 clear_results
 su_as_user2 "$SP"
 rc=$?
 su_end=$(date +%s%N)
+done_already=$(count slow-done)
+release_slow
 check_diag "su, slow action: su succeeds" "$T/su.txt" \
 	test "$rc" -eq 0 -a "$(grep -cx "$U1" "$T/su.txt")" -eq 1
-done_already=$(count slow-done)
-check_why "su, slow action: the terminal is released before the action ends (${SU_MS} ms)" \
-	"su took ${SU_MS} ms for an action that sleeps 3 s; done already: $done_already" \
-	test "$SU_MS" -lt 2500 -a "$done_already" -eq 0
+check_why "su, slow action: the terminal is released while the action still runs" \
+	"su ended only once the action had ($done_already evidence file(s) already written)" \
+	test "$done_already" -eq 0
 wait_count slow-done 1 15
-check "su, slow action: it completed after su ended" \
-	test "$(count slow-done)" -eq 1 -a "$(field slow-done ts)" -gt "$su_end"
+check "su, slow action: it completed after su ended, once released" \
+	test "$(count slow-done)" -eq 1 -a "$(field slow-done ts)" -gt "$su_end" \
+	-a "$(field slow-done released)" = yes
 reap_uid 10 "$UID1"
 
 # --- What the su process shows its session, a real and a duress login (issue 24).
@@ -595,7 +623,7 @@ printf '%s ALL=(ALL:ALL) ALL\nDefaults !lecture, passwd_tries=1\n' "$U1" >"$T/su
 chmod 440 "$T/sudoers"
 sudo_as_user1() {
 	# shellcheck disable=SC2016 # $1... belong to the inner shell
-	printf '%s\n' "$1" | timeout 60 unshare -m --propagation private -- /bin/sh -c '
+	printf '%s\n' "$1" | timeout "$(bound 60)" unshare -m --propagation private -- /bin/sh -c '
 		mount --bind "$1" /etc/pam.d/sudo || exit 5
 		mount --bind "$2" /etc/sudoers || exit 5
 		exec setpriv --reuid="$3" --regid="$4" --init-groups -- \
@@ -664,16 +692,15 @@ check_diag "ssh keyboard-interactive, duress password: logs in" "$T/sshd.log" \
 	test "$rc" -eq 0 -a "$(cat "$T/ssh.out")" = "$U1"
 expect_evidence "ssh keyboard-interactive, duress password" "$SERVICE" "$U1" PAM_RHOST 127.0.0.1
 
-# An action still running when the session closes completes.
+# An action still running when the session closes completes: it waits to
+# be released until the connection's checks are done.
 clear_results
-t0=$(date +%s%N)
 ssh_login "$SP" password 'id -un'
 rc=$?
 ssh_end=$(date +%s%N)
-ssh_ms=$(ms_since "$t0")
 check_diag "ssh, slow action: logs in" "$T/sshd.log" test "$rc" -eq 0 -a "$(cat "$T/ssh.out")" = "$U1"
-check "ssh, slow action: the session ends before the action (${ssh_ms} ms)" \
-	test "$ssh_ms" -lt 2500 -a "$(count slow-done)" -eq 0
+check "ssh, slow action: the session ends while the action still runs" \
+	test "$(count slow-done)" -eq 0
 # Server-side TCP sockets of sshd's port still open (ESTABLISHED or CLOSE_WAIT).
 open_server_sockets() {
 	local hex
@@ -689,12 +716,13 @@ check_why "ssh, slow action: the connection is closed on the server side when th
 	no_open_server_socket
 wait_count slow-start 1 5
 check "ssh, slow action: started during the login" test "$(count slow-start)" -eq 1
+release_slow
 wait_count slow-done 1 15
-check "ssh, slow action: completed after the session closed, as $U1" \
+check "ssh, slow action: completed after the session closed, once released, as $U1" \
 	test "$(count slow-done)" -eq 1 -a "$(field slow-done ts)" -gt "$ssh_end" \
-	-a "$(field slow-done uid)" = "$UID1"
+	-a "$(field slow-done uid)" = "$UID1" -a "$(field slow-done released)" = yes
 
-ssh_bench
+# (The ssh logins timed in pairs, ssh_bench, are bench/ssh_login.sh's.)
 check_diag "sshd still running after all logins" "$T/sshd.log" kill -0 "$SSHD_PID"
 
 
@@ -731,7 +759,7 @@ logs_cleanup() {
 at_exit logs_cleanup
 
 start_listener() {
-	python3 "$LISTENER" "$NS/log.sock" "$SYSLOG" 240 1048576 </dev/null 2>"$NS/listener.err" &
+	python3 "$LISTENER" "$NS/log.sock" "$SYSLOG" "$(bound 240)" 1048576 </dev/null 2>"$NS/listener.err" &
 	LISTENER_PID=$!
 	wait_for 5 test -S "$NS/log.sock"
 }
@@ -751,6 +779,8 @@ else
 	for e in "$real"/* "$real"/.[!.]*; do
 		[ -e "$e" ] || [ -L "$e" ] || continue
 		d=/dev/${e##*/}
+		# a link into /run (journald), hidden in the private root: replaced below
+		[ "$d" != /dev/log ] || continue
 		if [ "$d" = /dev/ptmx ]; then
 			ln -s pts/ptmx "$d"
 		elif [ -L "$e" ]; then
@@ -863,7 +893,7 @@ pty_login() {
 	clear_results
 	w0=$(utmpdump /var/log/wtmp 2>/dev/null | wc -l)
 	ll0=$(lastlog -u "$U1" 2>/dev/null | tail -n +2)
-	SSHPASS=$pw timeout 30 sshpass -e ssh -F /dev/null -tt \
+	SSHPASS=$pw timeout "$(bound 30)" sshpass -e ssh -F /dev/null -tt \
 		-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR \
 		-o ConnectTimeout=10 -o PreferredAuthentications=password -o PubkeyAuthentication=no \
 		-o NumberOfPasswordPrompts=1 -p "$NS_PORT" "$U1@127.0.0.1" 'id -un' \

@@ -8,21 +8,25 @@
 #
 #   test_examples_e2e.sh MODULE DURESS_CLI EXAMPLES_DIR
 #
-# Isolation.  Everything runs in ONE private mount namespace (this script
-# re-executes itself there with --inside) where /etc is an overlay with a
-# tmpfs upper layer (on a directory of the test's own, outside /etc): the
-# account (useradd), the PAM service /etc/pam.d/duress-ex-R and /etc/duress.d
-# never reach the machine.  /etc/pam.d is, in there, a tmpfs copy of the
-# machine's without the files that name pam_duress: other tests add and
-# remove such files in the real /etc/pam.d while this one runs, and
-# self-uninstall refuses a stack with a file it has no saved copy of.
+# Isolation.  The test runs in a private root (private_etc_or_rerun,
+# tests/lib/root.sh): mount and PID namespaces of its own, /run a tmpfs
+# there ($T in it), /etc an overlay whose upper layer is in it.  The
+# account (useradd), the PAM service /etc/pam.d/duress-ex-R, /etc/duress.d,
+# the network namespace (named in that /run) and every process it starts
+# never reach the machine and go with the test however it ends, SIGKILL
+# included; the passwords are random.  The logins run in a part of their
+# own (this script again with --inside, in a mount namespace inside that
+# root) where /etc/pam.d is a tmpfs copy of the machine's without the files
+# that name pam_duress: self-uninstall refuses a stack with a file it has no
+# saved copy of.
 # pamtester runs under "ip netns exec NS", a network namespace of the
 # test's: the runner and the actions inherit it (the runner changes no
 # namespace), so net-down brings down NS's links and alert reaches a
 # recorder on NS's 127.0.0.1 only.  cryptsetup is, in the mount namespace,
 # a pass-through that records its calls (to see that luks-wipe ran and what
-# it ran).  Afterwards, outside every namespace: the machine's /etc/pam.d,
-# /etc/passwd, /etc/group, /etc/shadow and network links are as before.
+# it ran).  Afterwards: the machine's /etc/pam.d, /etc/passwd, /etc/group,
+# /etc/shadow (read where the private root shows them, $MACHINE_ETC) and
+# network links are as before.
 #
 # First each example is rehearsed (duress test --rehearse with its duress
 # password): it prints what it would do, exit 0, and nothing changes but
@@ -70,7 +74,7 @@ inside() {
 	UID_=""
 	RECORDER_PID=""
 
-	isolate || setup_failed "isolation (overlay on /etc, private /etc/pam.d)"
+	isolate || setup_failed "isolation (the private root's /etc, a private /etc/pam.d)"
 	make_account || setup_failed "the account $U"
 	write_stack || setup_failed "the PAM service $PAMFILE"
 	start_recorder || setup_failed "the HTTP recorder in $NS"
@@ -93,18 +97,16 @@ inside_cleanup() {
 	[ -z "$UID_" ] || reap_uid 5 "$UID_"
 }
 
-# /etc an overlay, /etc/pam.d a private copy; refuses to go on otherwise,
-# since everything after this writes to /etc.
+# /etc the private root's overlay (the outer part's), /etc/pam.d in this
+# namespace a copy without the files that name pam_duress; refuses to go on
+# otherwise, since everything after this writes to /etc.
 isolate() {
-	mkdir "$WORK/ov" && mount -t tmpfs -o mode=700 duress-ex-ov "$WORK/ov" &&
-		mkdir "$WORK/ov/upper" "$WORK/ov/work" "$WORK/ov/pam.d" &&
-		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$WORK/ov/upper,workdir=$WORK/ov/work" /etc &&
-		[ "$(findmnt -n -o FSTYPE -M /etc | tail -n 1)" = overlay ] || return 1
+	in_private_root && mkdir "$WORK/pam.d" || return 1
 	local f
 	for f in /etc/pam.d/*; do
-		grep -q pam_duress "$f" 2>/dev/null || cp -a "$f" "$WORK/ov/pam.d/"
+		grep -q pam_duress "$f" 2>/dev/null || cp -a "$f" "$WORK/pam.d/"
 	done
-	mount --bind "$WORK/ov/pam.d" /etc/pam.d &&
+	mount --bind "$WORK/pam.d" /etc/pam.d &&
 		[ "$(findmnt -n -o FSTYPE -M /etc/pam.d | tail -n 1)" = tmpfs ] || return 1
 	# Should the machine have one: hidden by an overlay whiteout, untouched.
 	rm -rf /etc/duress.d
@@ -277,7 +279,7 @@ install_examples() {
 # --- logins and what they did ------------------------------------------------
 # login PASSWORD: pamtester inside the network namespace; output in $T/pt.out.
 login() {
-	printf '%s\n' "$1" | timeout 30 ip netns exec "$NS" pamtester -I "rhost=rhost-$R" "$SERVICE" "$U" \
+	printf '%s\n' "$1" | timeout "$(bound 30)" ip netns exec "$NS" pamtester -I "rhost=rhost-$R" "$SERVICE" "$U" \
 		authenticate >"$T/pt.out" 2>&1
 }
 logged_in() { grep -q "successfully authenticated" "$T/pt.out"; }
@@ -346,7 +348,7 @@ PY
 # rehearse NAME: duress test --rehearse with NAME's duress password, inside the
 # network namespace as the logins are; output in $T/rh.NAME.
 rehearse() {
-	printf '%s\n' "${DP[$1]}" | timeout 60 ip netns exec "$NS" "$DURESS" test --rehearse --stdin \
+	printf '%s\n' "${DP[$1]}" | timeout "$(bound 60)" ip netns exec "$NS" "$DURESS" test --rehearse --stdin \
 		--service "$SERVICE" "$U" >"$T/rh.$1" 2>&1
 }
 # rehearsed NAME OWNER LINE...: its run said so, ran NAME alone as OWNER, exit 0, and printed each LINE.
@@ -522,6 +524,7 @@ EXAMPLES=$(readlink -f "$3")
 [ -x "$(dirname "$MODULE")/session-helper" ] || skip_all "no session-helper (the runner) next to $1"
 [ -x "$(dirname "$MODULE")/fdtree" ] || skip_all "no fdtree (hide's helper) next to $1"
 [ -x "$DURESS_SRC" ] || skip_all "no duress CLI at $2"
+private_etc_or_rerun "$@"
 
 START=$(date +%s%N)
 R=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
@@ -530,14 +533,16 @@ LOOP=""
 # shellcheck disable=SC2016 # expanded when it runs
 at_exit 'ip netns del "$NS" 2>/dev/null'
 
-# What a mistake could change on the machine.  Files naming pam_duress and
-# the accounts of the root e2e suite (dtest_*) come and go with other tests
-# on a shared machine: left out, and checked separately for this run's tag.
+# What a mistake could change on the machine (its /etc as the private root
+# shows it, read-only, at $MACHINE_ETC).  Files naming pam_duress and the
+# accounts of the root e2e suite (dtest_*) may come and go with older
+# builds' tests on a shared machine: left out, and checked separately for
+# this run's tag.
 machine_state() {
-	find /etc/pam.d -type f ! -exec grep -q pam_duress {} \; -print0 | sort -z | xargs -0 sha256sum
-	grep -hv '^dtest_' /etc/passwd /etc/group /etc/shadow | sha256sum
+	(cd "$MACHINE_ETC" && find pam.d -type f ! -exec grep -q pam_duress {} \; -print0 | sort -z | xargs -0 sha256sum)
+	grep -hv '^dtest_' "$MACHINE_ETC"/{passwd,group,shadow} | sha256sum
 	ip -o link show | awk '{ print $2, $3, $9 }'
-	ls -d /etc/duress.d 2>&1
+	ls -d "$MACHINE_ETC/duress.d" 2>&1
 }
 machine_state >"$T/machine.before"
 
@@ -570,7 +575,7 @@ if command -v cryptsetup >/dev/null && command -v losetup >/dev/null; then
 fi
 
 export WORK=$T R NS LOOP HEADER_SUM
-tap_part timeout 150 unshare -m --propagation private -- "$0" --inside "$MODULE" "$DURESS_SRC" "$EXAMPLES"
+tap_part timeout "$(bound 150)" unshare -m --propagation private -- "$0" --inside "$MODULE" "$DURESS_SRC" "$EXAMPLES"
 # 1: an assertion failed (or a setup step); more: killed, or timed out (124).
 [ "$PART_STATUS" -le 1 ] ||
 	not_ok "the run inside the namespace ended without a result (killed or timed out: exit $PART_STATUS)"
@@ -580,7 +585,7 @@ machine_state >"$T/machine.after"
 check_same "the machine's /etc/pam.d, passwd, group, shadow and network links are as before" \
 	"$T/machine.before" "$T/machine.after"
 check "no trace of this run (tag $R) in the machine's /etc" \
-	test -z "$(grep -rlF "$R" /etc/pam.d /etc/passwd /etc/group /etc/shadow /etc/gshadow 2>/dev/null)"
+	test -z "$(cd "$MACHINE_ETC" && grep -rlF "$R" pam.d passwd group shadow gshadow 2>/dev/null)"
 # How long it took is for reading: the bound against a hang is tap_part's timeout.
 ELAPSED_MS=$((($(date +%s%N) - START) / 1000000))
 echo "# elapsed: $ELAPSED_MS ms"

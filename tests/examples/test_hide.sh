@@ -200,10 +200,10 @@ fi
 
 # in_namespace SCRIPT: bash SCRIPT in a new private mount namespace, with $T
 # and the function run_hide; what it mounts is gone when it ends.  Bounded
-# only against a hang: 60 s (times DURESS_TIMEOUT_FACTOR, a whole number,
-# on a slow machine), ten times what the slowest part here takes loaded.
+# only against a hang: 60 s (bound: times DURESS_TIMEOUT_FACTOR), ten times
+# what the slowest part here takes loaded.
 in_namespace() {
-	timeout $((60 * ${DURESS_TIMEOUT_FACTOR:-1})) unshare -m --propagation private bash -c "
+	timeout "$(bound 60)" unshare -m --propagation private bash -c "
 		T='$T' SCRIPT='$SCRIPT' H='$H' BIN_FIRST=
 		$(declare -p HIDE_ENV)
 		$(declare -f run_hide)

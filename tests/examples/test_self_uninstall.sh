@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# examples/self-uninstall (root only), each case in its own private mount
-# namespace: /etc is an overlay with a tmpfs upper layer, /usr/share/pam-configs
+# examples/self-uninstall (root only), in a private root (private_etc_or_rerun,
+# tests/lib/root.sh: mount and PID namespaces of its own, gone with it
+# however it ends) and each case in a mount namespace of its own inside it:
+# /etc is an overlay with a tmpfs upper layer (overlay_on), /usr/share/pam-configs
 # and /var/lib/pam are bind-mounted copies, two throwaway accounts are added
 # to the overlay's /etc/passwd.  The script runs as the module runs it: from
 # an open descriptor (/dev/fd/3), clean environment, cwd /.
@@ -27,16 +29,20 @@ PROFILE_DIR=$(realpath "$2")
 
 require_root "needs root (mount namespaces)"
 command -v pam-auth-update >/dev/null || skip_all "pam-auth-update not installed (Debian: libpam-runtime)"
+private_etc_or_rerun "$@"
 
-# The machine's own files that a mistake could touch.  Files that name
-# pam_duress are left out: on a shared machine they belong to other tests
-# that come and go (and the namespaces below leave them out too).
+# The machine's own files that a mistake could touch (its /etc where the
+# private root shows it, read-only).  Files that name pam_duress are left
+# out: on a shared machine they may belong to older builds' tests that come
+# and go (and the namespaces below leave them out too).
 real_state() {
-	find /etc/pam.d /var/lib/pam /usr/share/pam-configs -xdev -type f \
+	(cd "$MACHINE_ETC" && find pam.d -xdev -type f ! -exec grep -q pam_duress {} \; -print0 |
+		sort -z | xargs -0 sha256sum)
+	find /var/lib/pam /usr/share/pam-configs -xdev -type f \
 		! -exec grep -q pam_duress {} \; -print0 | sort -z | xargs -0 sha256sum
-	sha256sum /etc/passwd /etc/group
-	ls -d /etc/duress.d 2>&1
-	ls -d /etc/pam.d/.[!.]* 2>&1
+	sha256sum "$MACHINE_ETC/passwd" "$MACHINE_ETC/group"
+	ls -d "$MACHINE_ETC/duress.d" 2>&1
+	ls -d "$MACHINE_ETC"/pam.d/.[!.]* 2>&1
 }
 real_state >"$T/real.before"
 
@@ -49,10 +55,7 @@ cat >"$T/ns-lib.sh" <<'LIB'
 set -e
 setup_namespace() {
 	mkdir -p "$T/ns"
-	mount -t tmpfs -o mode=700 tmpfs "$T/ns"
-	mkdir "$T/ns/upper" "$T/ns/work"
-	mount -t overlay overlay \
-		-o "lowerdir=/etc,upperdir=$T/ns/upper,workdir=$T/ns/work" /etc
+	overlay_on "$T/ns" duress-su /etc
 	# A stack without pam_duress to start from, whatever else runs here.
 	for f in /etc/pam.d/*; do
 		if grep -q pam_duress "$f"; then rm -f "$f"; fi
@@ -109,9 +112,10 @@ hand_edited_stack() {
 }
 pam_sums() { sha256sum /etc/pam.d/*; }
 LIB
+declare -f overlay_on >>"$T/ns-lib.sh"
 
 in_namespace() { # SHELL-CODE
-	timeout 120 unshare -m --propagation private bash -c ". \"\$T/ns-lib.sh\"; setup_namespace; $1"
+	timeout "$(bound 120)" unshare -m --propagation private bash -c ". \"\$T/ns-lib.sh\"; setup_namespace; $1"
 }
 exists() { grep -qxF "$2" "$R/$1.exists"; }
 

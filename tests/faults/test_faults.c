@@ -7,7 +7,8 @@
  * code.
  *
  * For one scenario (argv[1]: wrong, real, duress-user, duress-global,
- * locked), in both placements: a clean login counts every call each role
+ * locked), in both placements (or in the one argv[2] names: the sanitizer
+ * step's cut, tests/faults/meson.build): a clean login counts every call each role
  * makes (shim.h); then each of those calls is failed in turn, one login per
  * fault, each in a fresh fork of this process.  Every login must:
  *  - never return PAM_SUCCESS for a wrong password or a locked account;
@@ -750,6 +751,15 @@ static const struct scenario *scenario_named(const char *name)
 	return NULL;
 }
 
+/* The placement named NAME, or N_PLACEMENTS for none. */
+static int placement_named(const char *name)
+{
+	for (int p = 0; p < N_PLACEMENTS; p++)
+		if (strcmp(name, placement_names[p]) == 0)
+			return p;
+	return N_PLACEMENTS;
+}
+
 /* "role/function:N" into its parts, by the names shim.h gives them; false if it is not one. */
 static bool parse_fault(const char *spec, int *role, int *fn, unsigned *n)
 {
@@ -774,7 +784,7 @@ static bool parse_fault(const char *spec, int *role, int *fn, unsigned *n)
  */
 static void run_one(const struct scenario *sc, const char *placement, const char *spec)
 {
-	int p = strcmp(placement, "before") == 0 ? BEFORE : AFTER, role, fn;
+	int p = placement_named(placement), role, fn;
 	struct tally t = { 0 };
 	struct result r;
 	char v[TEXT_MAX] = "", log[8192];
@@ -782,7 +792,7 @@ static void run_one(const struct scenario *sc, const char *placement, const char
 	ssize_t len;
 	int fd;
 
-	if (!parse_fault(spec, &role, &fn, &n) || strcmp(placement, placement_names[p]) != 0)
+	if (!parse_fault(spec, &role, &fn, &n) || p == N_PLACEMENTS)
 		bail("usage: test_faults SCENARIO after|before role/function:N");
 	run_login(sc, p, role, fn, n, &r);
 	judge(sc, &r, &t, v);
@@ -803,13 +813,14 @@ static void run_one(const struct scenario *sc, const char *placement, const char
 
 int main(int argc, char **argv)
 {
-	const struct scenario *sc = argc == 2 || argc == 4 ? scenario_named(argv[1]) : NULL;
+	const struct scenario *sc = argc >= 2 && argc <= 4 ? scenario_named(argv[1]) : NULL;
+	int only = argc == 3 ? placement_named(argv[2]) : -1;
 	struct totals all = { 0 };
 	double start = now();
 
-	if (!sc)
+	if (!sc || only == N_PLACEMENTS)
 		bail("usage: test_faults wrong|real|duress-user|duress-global|locked "
-		     "[after|before role/function:N]");
+		     "[after|before [role/function:N]]");
 	if (geteuid() != 0) {
 		printf("1..0 # SKIP fault injection needs root (identity switches, global actions)\n");
 		return 0;
@@ -825,10 +836,11 @@ int main(int argc, char **argv)
 	warm_up();
 	if (argc == 4)
 		run_one(sc, argv[2], argv[3]);
-	for (int p = 0; p < N_PLACEMENTS && argc == 2; p++)
-		run_placement(sc, p, &all);
+	for (int p = 0; p < N_PLACEMENTS && argc <= 3; p++)
+		if (only < 0 || p == only)
+			run_placement(sc, p, &all);
 	printf("1..%u\n", tap_count);
-	if (argc == 2)
+	if (argc <= 3)
 		printf("# %s: %lu injections in %.1f s: %lu restore exits, %lu logins with no action "
 		       "after the runner took over, %lu failures\n",
 		       sc->name, all.injections, now() - start, all.restore_exits, all.silent_after,

@@ -5,9 +5,13 @@
 #   . "$(dirname "$0")/../lib/root.sh"
 # What they check before they start (root, tools, a module pamtester can
 # load), how they run things as a test account, the namespaces' links, the
-# loop devices they make (detached on every exit path), and how they wait
-# for what a login started to end.  The last, no_runner and what builds on
-# it, serves the unprivileged tests too (duress test, examples' alert).
+# loop devices they make (detached on every exit path, SIGKILL included),
+# how they wait for what a login started to end, and where they change the
+# system: a private root that dies with them for the suites that add
+# accounts or PAM files (private_etc_or_rerun: nothing they do can outlive
+# them or reach the machine's /etc), overlays of /etc, /usr and /var for
+# the package tests (overlay_system).  no_runner and what builds on it
+# serves the unprivileged tests too (duress test, examples' alert).
 # shellcheck shell=bash
 
 # require_root REASON: skip the whole test, saying REASON, unless root.
@@ -53,11 +57,30 @@ up_in() {
 LOOPS=()
 # new_loop NAME [SIZE]: an image $T/NAME.img of SIZE (20M) on a loop device,
 # named in $LOOP (not printed: the list of devices to detach must be kept in
-# this shell).
+# this shell).  Detached at the end by detach_loops; and, however this shell
+# ends (SIGKILL included), by the kernel: the device is set to detach itself
+# when its last user closes it (autoclear), and this shell holds it open.
 new_loop() {
+	local fd
 	truncate -s "${2:-20M}" "$T/$1.img"
 	LOOP=$(losetup -f --show "$T/$1.img") || return 1
 	LOOPS+=("$LOOP")
+	# shellcheck disable=SC2034 # held open until this shell ends
+	exec {fd}<"$LOOP" && loop_autoclear "$LOOP"
+}
+# loop_autoclear DEVICE: sets the loop device's LO_FLAGS_AUTOCLEAR (which
+# losetup cannot): LOOP_GET_STATUS64, the flag, LOOP_SET_STATUS64.
+loop_autoclear() {
+	python3 - "$1" <<'EOF'
+import fcntl, struct, sys
+LOOP_SET_STATUS64, LOOP_GET_STATUS64, LO_FLAGS_AUTOCLEAR = 0x4C04, 0x4C05, 4
+FLAGS = 52  # offset of lo_flags in struct loop_info64 (232 bytes)
+info = bytearray(232)
+with open(sys.argv[1], "rb") as dev:
+    fcntl.ioctl(dev, LOOP_GET_STATUS64, info)
+    struct.pack_into("I", info, FLAGS, struct.unpack_from("I", info, FLAGS)[0] | LO_FLAGS_AUTOCLEAR)
+    fcntl.ioctl(dev, LOOP_SET_STATUS64, info)
+EOF
 }
 # shellcheck disable=SC2317 # called by at_exit
 detach_loops() {
@@ -99,29 +122,96 @@ actions_settled() {
 	[ -z "${3:-}" ] || wait_for "$1" no_process_of "$3"
 }
 
-# --- a throwaway view of the system -------------------------------------------------
-# private_etc_or_rerun ARGS...: unless already there, runs this script again
-# (exec, with ARGS) in a private mount namespace; there, an overlay on /etc
-# whose upper layer is a tmpfs, and a tmpfs on $T: the accounts, PAM files
-# and homes a test adds are seen by what it starts and by nothing else, and
-# go with the namespace however the test ends, SIGKILL included.  Call it
-# after require_root; a namespace where /etc is not such an overlay ends
-# the test before it touches anything.
+# --- a root that dies with the test ----------------------------------------------
+# The suites that add accounts, groups or PAM files (e2e, sign-user, demo,
+# examples-e2e, example-self-uninstall) call private_etc_or_rerun first: a
+# SIGKILL at any point (meson's at a timeout) must leave the machine as it
+# was, so nothing of theirs may outlive their first process, and what they
+# change is in a view of their own.  tests/e2e/test_killed.py proves it.
+#
+# PRIVATE_NS: a command prefix that runs a command in a mount namespace of
+# its own (propagation private: no mount goes back to the machine) as the
+# first process of a PID namespace of its own, with a /proc of its own.
+# When that first process ends, however it ends, the kernel kills all that
+# is left in the namespace: actions the runner detached, sshd's sessions
+# (setsid), what timeout(1) put in a process group of its own.  When unshare
+# itself is killed, so is that first process (--kill-child).
+PRIVATE_NS=(unshare --mount --propagation private --pid --fork --kill-child --mount-proc --)
+# Run by sh as that first process, before the test starts again there: a
+# tmpfs on /run, where the test's temporary directory goes ($TMPDIR, so
+# that tap.sh's $T is made there and not on the machine's /tmp).  The
+# machine's /run is hidden: sshd's /run/sshd, utmp, sudo's timestamps and
+# the module's slots are the test's, and nscd's socket is gone, so account
+# lookups read the overlaid files and never the machine's cache.
+# shellcheck disable=SC2016 # $0 and $@ belong to sh
+PRIVATE_RUN_SETUP='mount -t tmpfs -o mode=755 duress-private-run /run && mkdir -m 1777 /run/tmp &&
+	export TMPDIR=/run/tmp
+exec "$0" "$@"'
+# Where private_etc_or_rerun puts the overlay's layers, and the machine's
+# /etc, read-only (for "the machine's /etc is as it was").
+PRIVATE_DIR=/run/private
+MACHINE_ETC=/run/machine-etc
+
+# overlay_on DIR NAME PATH...: in this process's private mount namespace, a
+# tmpfs named NAME on DIR and each PATH an overlayfs mount whose lower layer
+# is PATH as it is and whose upper and work directories are on that tmpfs:
+# what is written to PATH goes there only, gone with the namespace.  Fails
+# at the first step that fails, before anything is written to a PATH.
+overlay_on() {
+	local ov=$1 name=$2 p layer
+	shift 2
+	mount -t tmpfs -o mode=700,size=1G "$name" "$ov" || return 1
+	for p; do
+		layer=$ov/$(tr / _ <<<"${p#/}")
+		mkdir "$layer.upper" "$layer.work" || return 1
+		mount -t overlay -o "lowerdir=$p,upperdir=$layer.upper,workdir=$layer.work" "$name-${p##*/}" "$p" ||
+			return 1
+		[ "$(findmnt -n -o FSTYPE -M "$p" | tail -n 1)" = overlay ] || return 1
+	done
+}
+
+# in_private_root: this process is in a private root of private_etc_or_rerun
+# (or in a mount namespace made inside one): /run is its tmpfs, /etc its
+# overlay with the upper layer there, $T under /run.
+in_private_root() {
+	[ "$(findmnt -n -o SOURCE -M /run | tail -n 1)" = duress-private-run ] &&
+		[ "$(findmnt -n -o FSTYPE,SOURCE -M /etc | tail -n 1)" = "overlay duress-private-etc" ] &&
+		findmnt -n -o OPTIONS -M /etc | tail -n 1 | grep -q "upperdir=$PRIVATE_DIR/" &&
+		[ "${T#/run/tmp/}" != "$T" ]
+}
+
+# private_etc_or_rerun ARGS...: unless it is already there, runs this script
+# again (exec, with ARGS) in PRIVATE_NS after PRIVATE_RUN_SETUP; there, the
+# machine's /etc read-only at $MACHINE_ETC and /etc an overlay whose layers
+# are in /run (overlay_on): the accounts, PAM files and homes (under $T) a
+# test adds are seen by what it starts (PAM, su, sudo, sshd: they read the
+# overlaid /etc) and by nothing else, and go with it however it ends,
+# SIGKILL included.  Call it after require_root, before anything is
+# written; a root that is not so ends the test before it changes anything.
+# ("There" is the PID namespace's first process, its mount namespace not
+# the one it was started from: an inherited variable cannot fake it.)
 private_etc_or_rerun() {
-	if [ -z "${DURESS_PRIVATE_ETC:-}" ]; then
-		command -v unshare >/dev/null || skip_all "missing: unshare (a private mount namespace)"
+	if [ "$$" -ne 1 ] || [ -z "${DURESS_PRIVATE_FROM:-}" ] ||
+		[ "$DURESS_PRIVATE_FROM" = "$(readlink /proc/self/ns/mnt)" ]; then
+		command -v unshare >/dev/null || skip_all "missing: unshare (private mount and PID namespaces)"
+		unshare --mount --pid --fork true 2>/dev/null ||
+			skip_all "cannot make private mount and PID namespaces here (unshare --mount --pid --fork)"
 		rmdir "$T"
-		DURESS_PRIVATE_ETC=1 exec unshare -m --propagation private -- "$0" "$@"
+		DURESS_PRIVATE_FROM=$(readlink /proc/self/ns/mnt) \
+			exec "${PRIVATE_NS[@]}" sh -c "$PRIVATE_RUN_SETUP" "$0" "$@"
 	fi
-	# Registered first, so run last: then tap.sh's rm -rf takes the directory.
-	at_exit "umount -l $T"
-	if ! mount -t tmpfs -o mode=755 private-tmp "$T" ||
-		! mkdir "$T/.etc" || ! mount -t tmpfs -o mode=700 private-etc "$T/.etc" ||
-		! mkdir "$T/.etc/u" "$T/.etc/w" ||
-		! mount -t overlay -o "lowerdir=/etc,upperdir=$T/.etc/u,workdir=$T/.etc/w" private-etc /etc ||
-		[ "$(findmnt -n -o FSTYPE -M /etc | tail -n 1)" != overlay ]; then
-		setup_failed "a private mount namespace with /etc overlaid"
+	unset DURESS_PRIVATE_FROM
+	if ! private_etc || ! in_private_root; then
+		setup_failed "a private root: mount and PID namespaces, /run a tmpfs, /etc an overlay on it"
 	fi
+}
+# private_etc: in the private root, the machine's /etc read-only at
+# $MACHINE_ETC, /etc overlaid, and (where /var/run is no link to /run) nscd's
+# socket hidden too.
+private_etc() {
+	mkdir -m 700 "$PRIVATE_DIR" "$MACHINE_ETC" && mount --bind -o ro /etc "$MACHINE_ETC" &&
+		overlay_on "$PRIVATE_DIR" duress-private /etc || return 1
+	[ -L /var/run ] || [ ! -d /var/run/nscd ] || mount -t tmpfs -o mode=755 duress-private-nscd /var/run/nscd
 }
 
 # overlay_unusable: prints why the system overlays (overlay_system) cannot be
@@ -139,10 +229,8 @@ overlay_unusable() {
 		return 0
 		;;
 	esac
-	# shellcheck disable=SC2016 # $1 belongs to the inner shell
-	unshare -m --propagation private -- sh -c \
-		'mount -t tmpfs none "$1" && mkdir "$1/u" "$1/w" && mount -t overlay -o "lowerdir=/etc,upperdir=$1/u,workdir=$1/w" none /etc' \
-		sh "$T" >/dev/null 2>&1 && return 1
+	unshare -m --propagation private -- bash -c "$(declare -f overlay_on); overlay_on \"\$1\" duress-probe /etc" \
+		bash "$T" >/dev/null 2>&1 && return 1
 	echo "cannot mount a tmpfs-backed overlay on /etc in a private mount namespace"
 }
 # system_overlay_or_skip: skip the whole test unless the overlays can be
@@ -158,12 +246,4 @@ system_overlay_or_skip() {
 # lower layer is the real directory and whose upper and work directories are
 # on a tmpfs (named NAME) mounted on DIR: dpkg, apt-get, make install write
 # only into that view, gone when the namespace's last process ends.
-overlay_system() {
-	local ov=$1 name=$2 d
-	mount -t tmpfs -o mode=700,size=1G "$name" "$ov" || return 1
-	for d in etc usr var; do
-		mkdir "$ov/$d.upper" "$ov/$d.work" || return 1
-		mount -t overlay -o "lowerdir=/$d,upperdir=$ov/$d.upper,workdir=$ov/$d.work" "$name-$d" "/$d" || return 1
-		[ "$(findmnt -n -o FSTYPE -M "/$d")" = overlay ] || return 1
-	done
-}
+overlay_system() { overlay_on "$1" "$2" /etc /usr /var; }

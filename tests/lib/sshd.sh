@@ -8,9 +8,12 @@
 # The caller sets SERVICE (the PAM service: sshd takes it from its program
 # name, so it runs through a symlink $T/ssh/$SERVICE; /etc/pam.d/$SERVICE is
 # the caller's), SSHD_BIN (sshd's absolute path), U1 (the account allowed to
-# log in) and makes the directory $T/ssh (mode 0700).  start_sshd sets
-# SSHD_PID and SSH_PORT; stop_sshd ends that sshd; the caller removes
-# $CREATED_RUN_SSHD (/run/sshd when start_sshd made it) at the end.
+# log in) and makes the directory $T/ssh (mode 0700), where the host key,
+# the configuration and the pid file go.  The caller runs with a /run of its
+# own (private_etc_or_rerun, tests/lib/root.sh; bench/spray's namespace):
+# sshd's privilege separation directory, /run/sshd, is made there when the
+# machine has none, and goes with it.  start_sshd sets SSHD_PID and
+# SSH_PORT; stop_sshd ends that sshd.
 # Optional settings, read by start_sshd: SSHD_ALLOW_USERS ($U1),
 # SSHD_MAX_STARTUPS (100), SSHD_MAX_AUTH_TRIES (6), SSHD_LOGIN_GRACE (30);
 # by ssh_as: SSH_TIMEOUT (30 s, the whole client).
@@ -18,27 +21,20 @@
 
 SSHD_PID=""
 SSH_PORT=""
-# shellcheck disable=SC2034 # the caller's to remove
-CREATED_RUN_SSHD=""
 
-# sshd_listening LOG PID PORT: waits (10 s at most) until sshd PID says in LOG
-# that it listens on PORT; fails at once if it died.
+# sshd_listening LOG PID PORT: waits (bound 10 s at most) until sshd PID says
+# in LOG that it listens on PORT; fails at once if it died.
 sshd_listening() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < $(bound 10) * 10; i++)); do
 		grep -q "Server listening on 127.0.0.1 port $3" "$1" && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
 }
-# sshd's privilege separation directory; removed at the end if created here.
-ensure_run_sshd() {
-	[ -d /run/sshd ] && return 0
-	mkdir -m 755 /run/sshd || return 1
-	# shellcheck disable=SC2034 # the caller's to remove
-	CREATED_RUN_SSHD=/run/sshd
-}
+# sshd's privilege separation directory, in the caller's own /run.
+ensure_run_sshd() { [ -d /run/sshd ] || mkdir -m 755 /run/sshd; }
 start_sshd() {
 	local port
 	ensure_run_sshd || return 1
@@ -104,9 +100,9 @@ stop_sshd() {
 
 # ssh_as USER PASSWORD METHOD COMMAND: one login (one password) as USER to
 # the sshd on $SSH_PORT, COMMAND run there; ssh's output on standard output
-# and error, its status (255 for a refused login, 124 past SSH_TIMEOUT).
+# and error, its status (255 for a refused login, 124 past bound SSH_TIMEOUT).
 ssh_as() {
-	SSHPASS=$2 timeout "${SSH_TIMEOUT:-30}" sshpass -e ssh -F /dev/null -T \
+	SSHPASS=$2 timeout "$(bound "${SSH_TIMEOUT:-30}")" sshpass -e ssh -F /dev/null -T \
 		-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR \
 		-o ConnectTimeout=10 -o PreferredAuthentications="$3" -o PubkeyAuthentication=no \
 		-o GSSAPIAuthentication=no -o NumberOfPasswordPrompts=1 -o BatchMode=no \

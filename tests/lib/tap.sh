@@ -13,12 +13,20 @@
 # Also: a temporary directory $T (mode 0755, so that test users can traverse
 # it) removed on every exit path after the commands given to at_exit;
 # duress() runs $DURESS under $DURESS_VALGRIND (set by tools/run-checks.sh)
-# when there is one; wait_for polls with a deadline; tap_part runs a part of
-# the test in another process (the script again, in a private namespace)
-# that numbers on from here.
+# when there is one; wait_for polls with a deadline; bound scales a bound
+# against a hang; tap_part runs a part of the test in another process (the
+# script again, in a private namespace) that numbers on from here.
+#
+# Every bound against a hang (wait_for's, and `timeout "$(bound N)"`) is
+# multiplied by DURESS_TIMEOUT_FACTOR: a whole number, 1 when unset or not
+# one; tools/run-checks.sh sets it from the machine's load (docs/testing.md).
 # shellcheck shell=bash
 
 WRAP=${DURESS_VALGRIND:-}
+case ${DURESS_TIMEOUT_FACTOR:-} in
+[1-9] | [1-9][0-9] | 100) TIMEOUT_FACTOR=$DURESS_TIMEOUT_FACTOR ;;
+*) TIMEOUT_FACTOR=1 ;;
+esac
 # In a part (tap_part): no plan, and numbers that go on from the parent's;
 # for this process only.
 TAP_PART=${TAP_PART:-}
@@ -119,15 +127,18 @@ setup_failed() {
 	exit
 }
 
+# bound SECONDS: a bound against a hang, SECONDS times DURESS_TIMEOUT_FACTOR.
+bound() { echo $(($1 * TIMEOUT_FACTOR)); }
+
 # random_password: 20 random characters of [A-Za-z0-9_-]: a test account's
 # password is never one a name or a tag on the machine gives away.
 random_password() { head -c 15 /dev/urandom | base64 | tr '+/' '-_'; }
 
 # wait_for SECONDS COMMAND...: until COMMAND succeeds, polled every 0.1 s, at
-# most SECONDS; fails when the time is up.
+# most bound SECONDS; fails when the time is up.
 wait_for() {
 	local i
-	for ((i = 0; i < $1 * 10; i++)); do
+	for ((i = 0; i < $(bound "$1") * 10; i++)); do
 		"${@:2}" && return 0
 		sleep 0.1
 	done

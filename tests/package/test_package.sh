@@ -210,14 +210,15 @@ auth required pam_permit.so" ] && STOCK=1
 	some_evidence() { [ "$(evidence)" -ge 1 ]; }
 	# login PASSWORD: pamtester's exit status on the test service.
 	login() {
-		echo "$1" | timeout 30 pamtester "$SERVICE" "$U" authenticate acct_mgmt >"$LOG" 2>&1
+		echo "$1" | timeout "$(bound 30)" pamtester "$SERVICE" "$U" authenticate acct_mgmt >"$LOG" 2>&1
 	}
 	# The README's laptop quick start after its install steps: the alert with
 	# its URL from a file (--set-file), duress check on a laptop with no
 	# tell to report, and a rehearsal that sends one message marked as a test
 	# to a recorder on 127.0.0.1.  Issue 18, items 1 and 3.
 	laptop_quick_start() {
-		local AP="Alert-${R}-pw-4w" port reqs recorder
+		local AP port reqs recorder
+		AP=$(random_password)
 		find "$RES" -mindepth 1 -delete
 		pam-auth-update --enable duress-laptop >"$LOG" 2>&1
 		recorder=$(dirname "$(readlink -f "$0")")/../examples/http_recorder.py
@@ -613,7 +614,9 @@ fi
 install -m 755 "$HELD_LOGIN" "$T/held_login" || { echo "Bail out! copy held_login"; exit 1; }
 
 # --- the namespace part ------------------------------------------------------------------------
-tap_part timeout -k 10 $((450 * ${DURESS_TIMEOUT_FACTOR:-1})) unshare -m --propagation private -- \
+# In a PID namespace of its own too: what the package's scripts and the logins start ends
+# with it, however it ends.
+tap_part timeout -k 10 "$(bound 450)" "${PRIVATE_NS[@]}" \
 	"$(readlink -f "$0")" --inside "$T" "$DEB" "$(readlink /proc/self/ns/mnt)" "$T/held_login" \
 	"$OLD_DEB" "$OLD_COMMIT"
 check "the namespace part ran to its end (exit $PART_STATUS)" test "$PART_STATUS" -eq 0

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* duress_escape(): names from a directory are shown as data, never as controls. */
+/* duress_escape(): names from a directory are shown as data, never as controls;
+ * duress_shell_word(): each path of a printed fix is pasted as one word. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -123,12 +124,63 @@ static void worst_case_fits(void **state)
 	assert_int_equal(duress_escape(NULL, buf, sizeof(buf))[0], '\0');
 }
 
+/* duress_shell_word(): a word the shell reads back as the string, or NULL. */
+static const struct escape_case words[] = {
+	{ "/home/alice/.duress/alert", "/home/alice/.duress/alert" },
+	{ "a-b_c.d@e%f+g=h:i,j", "a-b_c.d@e%f+g=h:i,j" },
+	{ "", "''" },
+	{ "with space", "'with space'" },
+	{ "it's", "'it'\\''s'" },
+	{ "'", "''\\'''" },
+	{ "$(reboot);`id`|&<>*?~#!\"", "'$(reboot);`id`|&<>*?~#!\"'" },
+	{ "back\\slash", "'back\\slash'" },
+	{ "caf\xc3\xa9", "'caf\xc3\xa9'" },
+	/* What the terminal would not show as it is: no word. */
+	{ "tab\tbed", NULL },
+	{ "line\nbreak", NULL },
+	{ "\xe2\x80\xaegnp", NULL },
+	{ "\xff", NULL },
+};
+
+static void shell_words(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		const char *got = duress_shell_word(words[i].in, buf, sizeof(buf));
+
+		if (!words[i].out ? got != NULL : !got || strcmp(got, words[i].out) != 0)
+			fail_msg("word %zu: got \"%s\", want \"%s\"", i, got ? got : "(null)",
+				 words[i].out ? words[i].out : "(null)");
+	}
+}
+
+/* A word that does not fit is refused, never cut; the worst case fits its macro. */
+static void shell_word_bounded(void **state)
+{
+	char quotes[NAME_MAX + 1], buf[DURESS_SHELL_WORD_SIZE(NAME_MAX)];
+
+	(void)state;
+	assert_string_equal(duress_shell_word("abc", buf, 4), "abc");
+	assert_null(duress_shell_word("abcd", buf, 4));
+	assert_string_equal(duress_shell_word("a b", buf, 6), "'a b'");
+	assert_null(duress_shell_word("a b", buf, 5));
+	assert_null(duress_shell_word("'", buf, 6));
+	memset(quotes, '\'', NAME_MAX);
+	quotes[NAME_MAX] = '\0';
+	assert_non_null(duress_shell_word(quotes, buf, sizeof(buf)));
+	assert_int_equal(strlen(buf), 4 * NAME_MAX + 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(table),
 		cmocka_unit_test(bounded),
 		cmocka_unit_test(worst_case_fits),
+		cmocka_unit_test(shell_words),
+		cmocka_unit_test(shell_word_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
