@@ -969,6 +969,17 @@ static bool left_out_by_choice(const struct stack_report *rep, const struct dure
 	       !duress_pam_wrong_password_logs_in(s);
 }
 
+/* Why a service's stack could not be read (shown: its name, escaped). */
+static void report_unloadable(const char *shown, const struct duress_pam_stack *s)
+{
+	char why[DURESS_ESCAPED_SIZE(sizeof(s->error))];
+
+	/* The reason quotes file names: data, escaped. */
+	printf("service %s: %s: %s%s\n", shown, s->pam_fails ? "ERROR" : "cannot check",
+	       duress_escape(s->error, why, sizeof(why)),
+	       s->pam_fails ? "; fix: correct that line now, from a root shell you kept open" : "");
+}
+
 /*
  * One service: one line (after its module line's option problems, said
  * once).  named: the user asked for it with --service.
@@ -985,14 +996,7 @@ static void check_service(struct stack_report *rep, const char *service, bool na
 
 	duress_escape(service, shown, sizeof(shown));
 	if (duress_pam_load(&s, rep->pam_dir, service) < 0) {
-		char why[DURESS_ESCAPED_SIZE(sizeof(s.error))];
-
-		/* The reason quotes file names: data, escaped. */
-		printf("service %s: %s: %s%s\n", shown, s.pam_fails ? "ERROR" : "cannot check",
-		       duress_escape(s.error, why, sizeof(why)),
-		       s.pam_fails ?
-			       "; fix: correct that line now, from a root shell you kept open" :
-			       "");
+		report_unloadable(shown, &s);
 		rep->bad++;
 		duress_pam_free(&s);
 		return;
