@@ -18,8 +18,8 @@
 #include "core/escape.h"
 #include "core/wait.h"
 
-#define DUMP_MAX (64 * 1024)  /* bytes of luksDump's text read */
-#define DUMP_TIMEOUT_MS 10000 /* a header is read in well under a second */
+#define DUMP_MAX ((size_t)64 * 1024) /* bytes of luksDump's text read */
+#define DUMP_TIMEOUT_MS 10000        /* a header is read in well under a second */
 #define CRYPTSETUP_PATHS "/usr/sbin/cryptsetup", "/sbin/cryptsetup"
 
 /* crypttab's source field as a device path; NULL when it names none we know. */
