@@ -25,6 +25,7 @@
 #include "core/shebang.h"
 #include "cli/crypttab.h"
 #include "cli/dracut.h"
+#include "cli/fixcmd.h"
 #include "cli/initramfs.h"
 #include "cli/keyslots.h"
 #include "cli/leftover.h"
@@ -253,25 +254,34 @@ static const char *boot_kind(const char *name)
 }
 
 /*
- * The line of an action changed since signing (path escaped): if the change
- * is the user's, the fix is to sign it again, bound to every companion its
- * signature names, exactly as it was.
+ * The line of an action changed since signing (path and name escaped, for
+ * the words): if the change is the user's, the fix is to sign it again, bound
+ * to every companion its signature names, exactly as it was.
  */
 static void print_changed(const char *path, const char *name, const char *kind,
 			  const struct duress_dir *dir, const struct duress_action *a, bool boot)
 {
-	char shown[DURESS_ESCAPED_SIZE(PATH_MAX)];
+	struct duress_fix fix;
 
-	printf("%s/%s: %sSKIPPED: %s; fix: if the change is yours, sign it again: %sduress sign",
-	       path, name, kind, duress_skip_reason(a->skip),
-	       dir->scope == DURESS_SCOPE_GLOBAL && geteuid() != 0 ? "sudo " : "");
+	printf("%s/%s: %sSKIPPED: %s; fix: if the change is yours, sign it again", path, name, kind,
+	       duress_skip_reason(a->skip));
+	duress_fix_begin(&fix);
+	duress_fix_text(&fix, dir->scope == DURESS_SCOPE_GLOBAL && geteuid() != 0 ?
+				      ": sudo duress sign" :
+				      ": duress sign");
 	/* Another boot directory is judged as one only when sign is told so. */
-	if (boot && strcmp(dir->path, DURESS_BOOT_DIR) != 0)
-		printf(" --boot-dir %s", path);
+	if (boot && strcmp(dir->path, DURESS_BOOT_DIR) != 0) {
+		duress_fix_text(&fix, " --boot-dir");
+		duress_fix_path(&fix, dir->path, NULL, "");
+	}
 	for (const char *p = duress_sig_next_also(&a->sig, NULL); p;
-	     p = duress_sig_next_also(&a->sig, p))
-		printf(" --also %s", duress_escape(p, shown, sizeof(shown)));
-	printf(" %s/%s\n", path, name);
+	     p = duress_sig_next_also(&a->sig, p)) {
+		duress_fix_text(&fix, " --also");
+		duress_fix_path(&fix, p, NULL, "");
+	}
+	duress_fix_path(&fix, dir->path, a->name, "");
+	duress_fix_end(&fix, " with duress sign (its name cannot be pasted as it shows: rename it "
+			     "first)");
 }
 
 /*

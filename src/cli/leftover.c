@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/fixcmd.h"
 #include "core/actions.h"
 #include "core/escape.h"
 #include "core/identity.h"
@@ -31,27 +32,6 @@ struct move {
 	char target_shown[SHOWN_SIZE];
 };
 
-/*
- * The fix is a command the user pastes: every path in it is one shell word
- * (duress_shell_word), written to a memory stream that is printed only when
- * every word could be made.
- */
-struct command {
-	FILE *f;
-	bool ok;
-};
-
-/* " WORD": the path DIR/NAME (without NAME, DIR alone) with SUFFIX, as one shell word. */
-static void put_path(struct command *c, const char *dir, const char *name, const char *suffix)
-{
-	char path[PATH_MAX], word[DURESS_SHELL_WORD_SIZE(PATH_MAX)];
-
-	c->ok = c->ok &&
-		snprintf(path, sizeof(path), "%s%s%s%s", dir, name ? "/" : "", name ? name : "",
-			 suffix) < (int)sizeof(path) &&
-		duress_shell_word(path, word, sizeof(word)) && fprintf(c->f, " %s", word) > 0;
-}
-
 /* Appends s to out[used..], a backslash before each byte of specials; size when it does not fit. */
 static size_t put_for_sed(char *out, size_t used, size_t size, const char *s, const char *specials)
 {
@@ -68,17 +48,17 @@ static size_t put_for_sed(char *out, size_t used, size_t size, const char *s, co
 }
 
 /* " 's|OLD/|NEW/|g'": OLD as a basic regular expression, NEW as sed's replacement. */
-static void put_sed_script(struct command *c, const char *old, const char *new)
+static void put_sed_script(struct duress_fix *fix, const char *old, const char *new)
 {
-	char script[3 * PATH_MAX], word[DURESS_SHELL_WORD_SIZE(3 * PATH_MAX)];
+	char script[3 * PATH_MAX];
 	size_t used = put_for_sed(script, 0, sizeof(script), "s|", "");
 
 	used = put_for_sed(script, used, sizeof(script), old, "\\.[]*^$|");
 	used = put_for_sed(script, used, sizeof(script), "/|", "");
 	used = put_for_sed(script, used, sizeof(script), new, "\\&|");
 	used = put_for_sed(script, used, sizeof(script), "/|g", "");
-	c->ok = c->ok && used < sizeof(script) && duress_shell_word(script, word, sizeof(word)) &&
-		fprintf(c->f, " %s", word) > 0;
+	fix->ok = fix->ok && used < sizeof(script);
+	duress_fix_word(fix, script);
 }
 
 static bool same_file(const struct stat *a, const char *path)
@@ -131,9 +111,9 @@ static bool in_target(const char *target, const char *name)
 }
 
 /* "[sudo ]install -d ... TARGET && " when the directory must be made first. */
-static void put_make_target(struct command *c, const struct move *m)
+static void put_make_target(struct duress_fix *fix, const struct move *m)
 {
-	char parent[PATH_MAX], user[DURESS_SHELL_WORD_SIZE(LOGIN_NAME_MAX)];
+	char parent[PATH_MAX];
 	struct stat st;
 	char *slash;
 
@@ -144,78 +124,72 @@ static void put_make_target(struct command *c, const struct move *m)
 	if (slash)
 		*(slash == parent ? slash + 1 : slash) = '\0';
 	/* Under a parent of the user's (the home), the user makes it; under root's, root. */
-	if (stat(parent, &st) == 0 && st.st_uid == m->pw->pw_uid)
-		fputs("install -d -m 700", c->f);
-	else if (duress_shell_word(m->pw->pw_name, user, sizeof(user)))
-		fprintf(c->f, "sudo install -d -o %s -m 700", user);
-	else
-		c->ok = false;
-	put_path(c, m->target, NULL, "");
-	fputs(" && ", c->f);
+	if (stat(parent, &st) == 0 && st.st_uid == m->pw->pw_uid) {
+		duress_fix_text(fix, "install -d -m 700");
+	} else {
+		duress_fix_text(fix, "sudo install -d -o");
+		duress_fix_word(fix, m->pw->pw_name);
+		duress_fix_text(fix, " -m 700");
+	}
+	duress_fix_path(fix, m->target, NULL, "");
+	duress_fix_text(fix, " && ");
 }
 
 /* mv of the action, its signature and the companions beside it, into the target. */
-static bool put_mv(struct command *c, const struct move *m, const struct duress_dir *dir,
+static bool put_mv(struct duress_fix *fix, const struct move *m, const struct duress_dir *dir,
 		   const struct duress_action *a)
 {
 	bool along = false;
 
-	fputs("mv", c->f);
-	put_path(c, m->old, a->name, "");
+	duress_fix_text(fix, "mv");
+	duress_fix_path(fix, m->old, a->name, "");
 	if (entry_exists(dir, a->name, ".sig"))
-		put_path(c, m->old, a->name, ".sig");
+		duress_fix_path(fix, m->old, a->name, ".sig");
 	if (entry_exists(dir, a->name, ".sha256"))
-		put_path(c, m->old, a->name, ".sha256");
+		duress_fix_path(fix, m->old, a->name, ".sha256");
 	for (const char *p = duress_sig_next_also(&a->sig, NULL); p;
 	     p = duress_sig_next_also(&a->sig, p))
 		if (moves_along(m, p)) {
-			put_path(c, p, NULL, "");
+			duress_fix_path(fix, p, NULL, "");
 			along = true;
 		}
-	put_path(c, m->target, NULL, "/");
+	duress_fix_path(fix, m->target, NULL, "/");
 	return along;
 }
 
 /* The action then names its companion's new place, and is signed again bound to it. */
-static void put_rebind(struct command *c, const struct move *m, const struct duress_action *a)
+static void put_rebind(struct duress_fix *fix, const struct move *m, const struct duress_action *a)
 {
-	fputs(" && sed -i", c->f);
-	put_sed_script(c, m->old, m->target);
-	put_path(c, m->target, a->name, "");
-	fputs(" && duress sign", c->f);
+	duress_fix_text(fix, " && sed -i");
+	put_sed_script(fix, m->old, m->target);
+	duress_fix_path(fix, m->target, a->name, "");
+	duress_fix_text(fix, " && duress sign");
 	for (const char *p = duress_sig_next_also(&a->sig, NULL); p;
 	     p = duress_sig_next_also(&a->sig, p)) {
-		fputs(" --also", c->f);
+		duress_fix_text(fix, " --also");
 		if (moves_along(m, p))
-			put_path(c, m->target, strrchr(p, '/') + 1, "");
+			duress_fix_path(fix, m->target, strrchr(p, '/') + 1, "");
 		else
-			put_path(c, p, NULL, "");
+			duress_fix_path(fix, p, NULL, "");
 	}
-	put_path(c, m->target, a->name, "");
+	duress_fix_path(fix, m->target, a->name, "");
 }
 
 /* The fix as a command, or in words when a path in it cannot be pasted as typed. */
 static void print_fix(const struct move *m, const struct duress_dir *dir,
 		      const struct duress_action *a)
 {
-	struct command c = { .ok = true };
-	char *text = NULL;
-	size_t len = 0;
+	char in_words[SHOWN_SIZE + 128];
+	struct duress_fix fix;
 
-	c.f = open_memstream(&text, &len);
-	if (c.f) {
-		put_make_target(&c, m);
-		if (put_mv(&c, m, dir, a))
-			put_rebind(&c, m, a);
-		c.ok = fclose(c.f) == 0 && c.ok;
-	}
-	if (c.f && c.ok)
-		puts(text);
-	else
-		printf("move it, its .sig and the companions beside it to %s, then sign it again "
-		       "there\n",
-		       m->target_shown);
-	free(text);
+	snprintf(in_words, sizeof(in_words),
+		 "move it, its .sig and the companions beside it to %s, then sign it again there",
+		 m->target_shown);
+	duress_fix_begin(&fix);
+	put_make_target(&fix, m);
+	if (put_mv(&fix, m, dir, a))
+		put_rebind(&fix, m, a);
+	duress_fix_end(&fix, in_words);
 }
 
 static void print_move(const struct move *m, const struct duress_dir *dir,

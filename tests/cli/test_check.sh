@@ -83,6 +83,26 @@ sign "${fix_args[@]}"
 out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
 expect bound "ARMED"
 
+# The same fix where the directory, the name and the companion need quoting: pasted as
+# printed, it signs that action; a name with a control byte gets the fix in words.
+D="$T/odd dir's"
+mkdir -m 700 "$D"
+printf 'K=1\n' >"$D/a b.conf" && chmod 600 "$D/a b.conf"
+new_action "it's" && sign --also "$D/a b.conf" "$D/it's" && echo 'K=2' >>"$D/a b.conf"
+new_action $'tab\tbed' && sign "$D/"$'tab\tbed' && echo 'echo 2' >>"$D/"$'tab\tbed'
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
+echo "$out" | diag
+CHANGED="SKIPPED: content changed since signing; fix: if the change is yours, sign it again"
+check "a changed action whose paths need quoting: each path one shell word" grep -qxF \
+	"$D/it's: $CHANGED: duress sign --also '$T/odd dir'\\''s/a b.conf' '$T/odd dir'\\''s/it'\\''s'" <<<"$out"
+check "a changed action with a control byte in its name: the fix in words" grep -qxF \
+	"$D/tab\\x09bed: $CHANGED with duress sign (its name cannot be pasted as it shows: rename it first)" <<<"$out"
+fix=$(grep -F "$D/it's: " <<<"$out")
+# As a shell reads a pasted line: the words of the fix, quotes and all.
+eval "sign ${fix#*sign it again: duress sign}"
+out=$(duress check --pam-dir "" --user-dir "$D" --global-dir "" 2>&1)
+expect "it's" "ARMED"
+
 # A directory with only armed actions (and a data file) exits 0.
 D=$T/clean
 mkdir -m 700 "$D"
