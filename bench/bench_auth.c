@@ -32,6 +32,8 @@
 #include "core/opts.h"
 #include "core/sig.h"
 
+#include "clock.h"
+
 #define RUNS 10
 
 static const char password[] = "Bench-duress-pw-7";
@@ -57,21 +59,6 @@ static int sign_actions(const char *duress, const char *dir, int count)
 	return 0;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static enum duress_outcome one_check(const struct duress_opts *o, const char *user)
 {
 	struct duress_log lg = { 0 };
@@ -90,22 +77,15 @@ static double median_ms(const struct duress_opts *o, const char *user)
 	double t[RUNS];
 
 	for (int i = 0; i < RUNS; i++) {
-		double start = now_ms();
+		double start = bench_now_ms();
 
 		if (one_check(o, user) != DURESS_NO_MATCH) {
 			fprintf(stderr, "bench: unexpected outcome\n");
 			exit(1);
 		}
-		t[i] = now_ms() - start;
+		t[i] = bench_now_ms() - start;
 	}
-	qsort(t, RUNS, sizeof(t[0]), cmp_double);
-	return (t[RUNS / 2 - 1] + t[RUNS / 2]) / 2;
-}
-
-static double median_of(double *t)
-{
-	qsort(t, RUNS, sizeof(t[0]), cmp_double);
-	return (t[RUNS / 2 - 1] + t[RUNS / 2]) / 2;
+	return bench_median(t, RUNS);
 }
 
 /* One Argon2id at libsodium's INTERACTIVE cost, the default of `duress sign`. */
@@ -118,14 +98,14 @@ static double derivation_ms(void)
 	duress_params_new(&p, crypto_pwhash_MEMLIMIT_INTERACTIVE,
 			  crypto_pwhash_OPSLIMIT_INTERACTIVE);
 	for (int i = 0; i < RUNS; i++) {
-		double start = now_ms();
+		double start = bench_now_ms();
 
 		if (duress_derive_key(password, strlen(password), &p, key) < 0)
 			exit(1);
-		t[i] = now_ms() - start;
+		t[i] = bench_now_ms() - start;
 	}
 	sodium_memzero(key, sizeof(key));
-	return median_of(t);
+	return bench_median(t, RUNS);
 }
 
 /* Peak resident memory of a fresh process doing one check, in KiB. */
@@ -210,7 +190,7 @@ struct cell {
 
 static void time_wrong(struct duress_opts *o, const char *user, struct cell *c, int round)
 {
-	double start = now_ms(), start_cpu = cpu_ms();
+	double start = bench_now_ms(), start_cpu = cpu_ms();
 
 	o->user_dir = c->dir;
 	if (one_check(o, user) != DURESS_NO_MATCH) {
@@ -218,14 +198,7 @@ static void time_wrong(struct duress_opts *o, const char *user, struct cell *c, 
 		exit(1);
 	}
 	c->cpu[round] = cpu_ms() - start_cpu;
-	c->wall[round] = now_ms() - start;
-}
-
-/* The median of n values (sorts them). */
-static double median_n(double *t, size_t n)
-{
-	qsort(t, n, sizeof(t[0]), cmp_double);
-	return t[n / 2];
+	c->wall[round] = bench_now_ms() - start;
 }
 
 /* duress_dir_verify() of dir alone (no derivation timed), with the key of pw. */
@@ -240,13 +213,13 @@ static double verify_ms(const char *dir, const char *pw, int want)
 	if (duress_dir_load(&d, dir, DURESS_SCOPE_USER, getuid(), &caps, false, NULL) < 0 ||
 	    d.n_params != 1 || duress_derive_key(pw, strlen(pw), &d.params[0], key[0]) < 0)
 		exit(1);
-	start = now_ms();
+	start = bench_now_ms();
 	if (duress_dir_verify(&d, (const unsigned char(*)[DURESS_KEY_LEN])key, pw, strlen(pw)) !=
 	    want) {
 		fprintf(stderr, "bench: unexpected verify result\n");
 		exit(1);
 	}
-	t = now_ms() - start;
+	t = bench_now_ms() - start;
 	sodium_memzero(key, sizeof(key));
 	duress_dir_free(&d);
 	return t;
@@ -255,7 +228,7 @@ static double verify_ms(const char *dir, const char *pw, int want)
 /* One cell's medians, and their ratios over the account without actions. */
 static void print_cell(const char *what, struct cell *c, double none_wall, double none_cpu)
 {
-	double wall = median_n(c->wall, CELL_ROUNDS), cpu = median_n(c->cpu, CELL_ROUNDS);
+	double wall = bench_median(c->wall, CELL_ROUNDS), cpu = bench_median(c->cpu, CELL_ROUNDS);
 
 	printf("wrong password, %s: median %.1f ms wall, %.1f ms CPU; over no actions: "
 	       "wall %.3f, CPU %.3f\n",
@@ -296,15 +269,15 @@ static int size_and_cost_cells(const char *base, const char *user)
 		miss[i] = verify_ms(d_big, "not-the-duress-password", 0);
 		hit[i] = verify_ms(d_big, password, 1);
 	}
-	none_wall = median_n(none.wall, CELL_ROUNDS);
-	none_cpu = median_n(none.cpu, CELL_ROUNDS);
+	none_wall = bench_median(none.wall, CELL_ROUNDS);
+	none_cpu = bench_median(none.cpu, CELL_ROUNDS);
 	printf("size and cost cells, %d interleaved rounds:\n", CELL_ROUNDS);
 	print_cell("no actions", &none, none_wall, none_cpu);
 	print_cell("one 15 MB action (target 0.97-1.03)", &big, none_wall, none_cpu);
 	print_cell("an action signed at 32M/2", &low, none_wall, none_cpu);
 	printf("checking a directory with one 15 MB action (no derivation): wrong password "
 	       "%.2f ms, right password %.2f ms (the copy and hash a match adds)\n",
-	       median_n(miss, CELL_ROUNDS), median_n(hit, CELL_ROUNDS));
+	       bench_median(miss, CELL_ROUNDS), bench_median(hit, CELL_ROUNDS));
 	return 0;
 }
 

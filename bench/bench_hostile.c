@@ -32,6 +32,8 @@
 #include "core/auth.h"
 #include "core/opts.h"
 
+#include "clock.h"
+
 #define RUNS 10
 #define BIG_SIG 65536
 
@@ -39,21 +41,6 @@ static const char password[] = "Bench-hostile-pw-7";
 static char top[] = "/tmp/duress-bench-hostile.XXXXXX";
 /* Where messages go: the core's lines for each skipped entry go to stderr, made /dev/null. */
 static int say_fd = STDERR_FILENO;
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static void die(const char *what)
 {
@@ -214,10 +201,10 @@ static double one_check_ms(const char *dir, const char *user)
 	duress_opts_default(&o);
 	o.global_dir = "";
 	o.user_dir = dir;
-	start = now_ms();
+	start = bench_now_ms();
 	if (duress_authenticate(&o, &req, &lg) != DURESS_NO_MATCH)
 		die("unexpected outcome");
-	return now_ms() - start;
+	return bench_now_ms() - start;
 }
 
 static const struct {
@@ -279,11 +266,9 @@ int main(int argc, char **argv)
 	printf("a wrong password against a per-user directory, median of %d runs each, "
 	       "interleaved:\n",
 	       RUNS);
-	for (size_t i = 0; i < N_ITEMS; i++)
-		qsort(t[i], RUNS, sizeof(t[i][0]), cmp_double);
-	ref = (t[0][RUNS / 2 - 1] + t[0][RUNS / 2]) / 2;
+	ref = bench_median(t[0], RUNS);
 	for (size_t i = 0; i < N_ITEMS; i++) {
-		double m = (t[i][RUNS / 2 - 1] + t[i][RUNS / 2]) / 2;
+		double m = bench_median(t[i], RUNS);
 
 		printf("  %-55s %7.1f ms  ratio %.2f\n", items[i].name, m, m / ref);
 	}

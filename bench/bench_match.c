@@ -49,6 +49,8 @@
 
 #include "tests/pam/conv.h"
 
+#include "clock.h"
+
 #define PAIRS_DEFAULT 21
 #define PAIRS_MAX 200
 #define BENCH_UID 20001 /* the fake account's, as root (its files are chowned to it) */
@@ -157,14 +159,6 @@ static int write_action(const struct bench *b, const char *cli)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Until every process the runner left (adopted here) has ended. */
 static void reap_adopted(void)
 {
@@ -190,31 +184,18 @@ static struct attempt attempt(const char *service, const char *user, const char 
 
 	getrusage(RUSAGE_CHILDREN, &before);
 	getrusage(RUSAGE_SELF, &self_before);
-	t0 = now();
+	t0 = bench_now_ms();
 	a.result = pam_start(service, user, &pc, &ph);
 	if (a.result == PAM_SUCCESS)
 		a.result = pam_authenticate(ph, 0);
 	pam_end(ph, a.result);
-	a.seconds = now() - t0;
+	a.seconds = (bench_now_ms() - t0) / 1e3;
 	getrusage(RUSAGE_SELF, &self_after);
 	getrusage(RUSAGE_CHILDREN, &after);
 	a.children_minflt = after.ru_minflt - before.ru_minflt;
 	a.own_minflt = self_after.ru_minflt - self_before.ru_minflt;
 	reap_adopted();
 	return a;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /*
@@ -244,15 +225,17 @@ static int compare(const char *what, const char *service, const char *user, cons
 	}
 	for (int k = 0; k < pairs; k++)
 		ratios[k] = t_duress[k] / t_other[k];
-	md = median(t_duress, pairs);
-	mo = median(t_other, pairs);
+	md = bench_median(t_duress, (size_t)pairs);
+	mo = bench_median(t_other, (size_t)pairs);
 	printf("%s: duress %.1f ms, %s %.1f ms (medians of %d); ratio %.3f, of the medians %.3f "
 	       "(target 0.97-1.03)\n",
-	       what, md * 1e3, other_name, mo * 1e3, pairs, median(ratios, pairs), md / mo);
+	       what, md * 1e3, other_name, mo * 1e3, pairs, bench_median(ratios, (size_t)pairs),
+	       md / mo);
 	printf("  page faults per attempt (medians): reaped children's: duress %.0f, %s %.0f; "
 	       "own: duress %.0f, %s %.0f\n",
-	       median(f_duress, pairs), other_name, median(f_other, pairs), median(o_duress, pairs),
-	       other_name, median(o_other, pairs));
+	       bench_median(f_duress, (size_t)pairs), other_name,
+	       bench_median(f_other, (size_t)pairs), bench_median(o_duress, (size_t)pairs),
+	       other_name, bench_median(o_other, (size_t)pairs));
 	return 0;
 }
 

@@ -26,25 +26,12 @@
 #include "core/auth.h"
 #include "core/opts.h"
 
+#include "clock.h"
+
 #define RUNS 5
 
 static const char password[] = "Bench-wait-pw-7";
 static char top[] = "/tmp/duress-bench-wait.XXXXXX";
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static void die(const char *what)
 {
@@ -92,16 +79,15 @@ static double median_ms(const char *runner, const char *dir, unsigned wait_secon
 	o.runner = runner;
 	o.wait_seconds = wait_seconds;
 	for (int i = 0; i < RUNS; i++) {
-		double start = now_ms();
+		double start = bench_now_ms();
 		enum duress_outcome out = duress_authenticate(&o, &req, &lg);
 
-		t[i] = now_ms() - start;
+		t[i] = bench_now_ms() - start;
 		/* As root the per-user password of uid 0 is refused, and still runs. */
 		if (out != DURESS_MATCH && out != DURESS_MATCH_DENIED)
 			die("the duress password did not match");
 	}
-	qsort(t, RUNS, sizeof(t[0]), cmp_double);
-	return t[RUNS / 2];
+	return bench_median(t, RUNS);
 }
 
 int main(int argc, char **argv)
