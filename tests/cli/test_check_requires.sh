@@ -19,6 +19,8 @@ EXAMPLES=$2
 # the examples' /usr/sbin and /sbin).
 ACTION_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 if [ "$(id -u)" -eq 0 ] && [ -z "${DURESS_PRIVATE_MOUNTS:-}" ] && command -v unshare >/dev/null; then
+	unshare -m --propagation private true 2>/dev/null ||
+		skip_all "no private mount namespace here (unshare -m --propagation private)"
 	rmdir "$T"
 	DURESS_PRIVATE_MOUNTS=1 exec unshare -m --propagation private -- "$0" "$@"
 fi

@@ -21,7 +21,8 @@ PROFILES=$(realpath "$2")
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (mount namespaces)"
 command -v pam-auth-update >/dev/null || skip_all "pam-auth-update not installed (Debian: libpam-runtime)"
-unshare -m true 2>/dev/null || skip_all "no private mount namespace here (unshare -m)"
+unshare -m --propagation private true 2>/dev/null ||
+	skip_all "no private mount namespace here (unshare -m --propagation private)"
 
 # The README's commands: the code lines "sudo pam-auth-update --disable A --enable B".
 readme_switch() { # readme_switch FROM TO: the command, without sudo and its comment
@@ -49,7 +50,7 @@ R=$T/r
 mkdir "$R"
 export T R PROFILES TO_SERVER TO_LAPTOP DEBIAN_FRONTEND=noninteractive
 # shellcheck disable=SC2016 # expanded by the inner shell
-timeout 120 unshare -m --propagation private bash -c '
+timeout "$(bound 120)" unshare -m --propagation private bash -c '
 	set -e
 	mkdir "$T/ns"
 	mount -t tmpfs -o mode=700 tmpfs "$T/ns"

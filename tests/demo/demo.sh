@@ -99,19 +99,27 @@ if [ "$(id -u)" -eq 0 ]; then
 else
 	UID_A=$(id -u) GID_A=$(id -g)
 fi
-HOME_A=$T/home/alice
+# The module reads shadow entries with getspnam_r(), which nss_wrapper does
+# not wrap: as root it sees the machine's /etc/shadow, where an account of
+# the same name (a locked "alice") would decide the login.  So the fake user
+# is "alice" only where the machine has no account of that name.
+USER_A=alice
+if getent passwd "$USER_A" >/dev/null 2>&1 || getent shadow "$USER_A" >/dev/null 2>&1; then
+	USER_A=alice-demo-$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
+fi
+HOME_A=$T/home/$USER_A
 EVIDENCE=$HOME_A/evidence.log
 mkdir -p "$HOME_A/.duress" "$T/duress.d" "$T/pam.d"
 chmod 700 "$HOME_A" "$HOME_A/.duress" "$T/duress.d"
 
 HASH=$(crypt_hash "$REAL_PW") || die "cannot make a SHA-512 crypt hash (need openssl or python3 with crypt)"
 # The hash sits in the passwd field itself: pam_unix reads it there without root.
-printf 'alice:%s:%s:%s:Alice Demo:%s:/bin/sh\n' "$HASH" "$UID_A" "$GID_A" "$HOME_A" >"$T/passwd"
+printf '%s:%s:%s:%s:Alice Demo:%s:/bin/sh\n' "$USER_A" "$HASH" "$UID_A" "$GID_A" "$HOME_A" >"$T/passwd"
 printf 'root:x:0:0:root:/root:/bin/sh\n' >>"$T/passwd"
-printf 'alice:x:%s:\nroot:x:0:\n' "$GID_A" >"$T/group"
-[ "$GID_A" = 20001 ] && printf 'demo-staff:x:20002:alice\n' >>"$T/group"
+printf '%s:x:%s:\nroot:x:0:\n' "$USER_A" "$GID_A" >"$T/group"
+[ "$GID_A" = 20001 ] && printf 'demo-staff:x:20002:%s\n' "$USER_A" >>"$T/group"
 # The same hash as a shadow entry lets `duress sign` notice the real password.
-printf 'alice:%s:19000:0:99999:7:::\n' "$HASH" >"$T/shadow"
+printf '%s:%s:19000:0:99999:7:::\n' "$USER_A" "$HASH" >"$T/shadow"
 chmod 600 "$T/shadow"
 
 # The stack of SPEC section 1, with this build's module and a private global_dir.
@@ -148,7 +156,7 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 
 echo "temporary root:  $T"
-echo "user:            alice, uid $UID_A, home $HOME_A"
+echo "user:            $USER_A, uid $UID_A, home $HOME_A"
 echo "real password:   $REAL_PW"
 echo "duress password: $DURESS_PW"
 echo "PAM service $SERVICE:"
@@ -169,9 +177,9 @@ tidy() {
 }
 
 # ---------------------------------------------------------------------------
-heading "Signing alice's action with duress sign"
+heading "Signing $USER_A's action with duress sign"
 
-echo "\$ duress sign --stdin $HOME_A/.duress/evidence   (with alice's REAL password)"
+echo "\$ duress sign --stdin $HOME_A/.duress/evidence   (with $USER_A's REAL password)"
 out=$(LD_PRELOAD=$NSS_WRAPPER_LIB "$DURESS" sign --stdin "$HOME_A/.duress/evidence" <<<"$REAL_PW" 2>&1)
 rc=$?
 indent <<<"$out"
@@ -219,10 +227,10 @@ login() {
 
 	heading "Login $label"
 	before=$(runs)
-	echo "\$ echo '$password' | pamtester $ITEMS $SERVICE alice authenticate"
+	echo "\$ echo '$password' | pamtester $ITEMS $SERVICE $USER_A authenticate"
 	# shellcheck disable=SC2086 # ITEMS is a list of options
 	out=$(printf '%s\n' "$password" |
-		LD_PRELOAD=$PRELOAD pamtester $ITEMS "$SERVICE" alice authenticate 2>&1)
+		LD_PRELOAD=$PRELOAD pamtester $ITEMS "$SERVICE" "$USER_A" authenticate 2>&1)
 	rc=$?
 	tidy <<<"$out" | indent
 	if [ $rc -eq 0 ]; then pam=success; else pam=failure; fi

@@ -6,9 +6,10 @@
 #   test_demo.sh SOURCE_DIR BUILD_DIR
 #
 # The demo (tests/demo/demo.sh) as the caller; as root, also as an ordinary
-# user without a password (nobody) and as one with a password set (an
-# account added in a private mount namespace with /etc overlaid, so that
-# nothing is left however this test ends; tests/lib/root.sh).  Each run must end "demo: OK"
+# user without a password (nobody), as one with a password set, and as root
+# beside a locked account named alice, the demo's own user's name (accounts
+# added in a private mount namespace with /etc overlaid, so that nothing is
+# left however this test ends; tests/lib/root.sh).  Each run must end "demo: OK"
 # with all four of its rows ok: the row that failed for every non-root user
 # was "sign real password", whose check went to pam_unix's setgid helper,
 # which reads the machine's shadow file and not the demo's.
@@ -71,5 +72,19 @@ if ! useradd -M -d /nonexistent -s /bin/sh dtest_demo >"$T/useradd.log" 2>&1 ||
 fi
 demo_as "a user with a password" "$T/user.log" \
 	setpriv --reuid="$(id -u dtest_demo)" --regid="$(id -g dtest_demo)" --clear-groups --
+
+# As root on a machine with a locked account named alice (useradd gives it
+# "!"): the module reads the machine's shadow entry (nss_wrapper does not wrap
+# getspnam_r), which made the duress login fail as a locked account's; the
+# demo's fake user takes another name there.
+if getent passwd alice >/dev/null || getent shadow alice >/dev/null; then
+	skip "as root beside a locked alice: the machine has an account alice"
+elif ! useradd -M -d /nonexistent -s /bin/sh alice >"$T/useradd-alice.log" 2>&1; then
+	setup_failed "a locked account named alice" "$T/useradd-alice.log"
+else
+	demo_as "root, beside a locked account alice" "$T/root-alice.log"
+	check_diag "demo as root beside a locked alice: its fake user is another name" "$T/root-alice.log" \
+		grep -Eq '^user: +alice-demo-[0-9a-f]{6}, uid 20001' "$T/root-alice.log"
+fi
 
 tap_end
