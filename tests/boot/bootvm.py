@@ -487,9 +487,12 @@ def make_luks_image(top, image, passphrases, size_mb=None):
     _run(["mke2fs", "-q", "-t", "ext4", "-L", "bootvm-root", "-d", top, "-F", image, f"{size_mb}M"])
     with tempfile.TemporaryDirectory() as d:
         first = _keyfile(d, passphrases[0])
+        # reencrypt writes its temporary header, LUKS2-temp-UUID.new, in the
+        # working directory: the VM tests run at once share the build
+        # directory and LUKS_UUID, and one saw another's ("already exists").
         _run(["cryptsetup", "reencrypt", "--batch-mode", "--encrypt", "--type", "luks2",
               "--reduce-device-size", f"{LUKS_RESERVE_MB}M", "--uuid", LUKS_UUID, *CHEAP_SLOT,
-              "--key-file", first, image])
+              "--key-file", first, os.path.abspath(image)], cwd=d)
         for p in passphrases[1:]:
             _run(["cryptsetup", "luksAddKey", "--batch-mode", *CHEAP_SLOT,
                   "--key-file", first, image, _keyfile(d, p)])

@@ -103,6 +103,22 @@ boot_check --crypttab "$T/crypttab.plain" --initramfs "$T/none"
 KS=$(sed -n 's/.*; fix: add keyscript=\([^ ]*\) to the options .*/\1/p' <<<"$out")
 [ -n "$KS" ] || KS=/usr/libexec/pam_duress/unlock-keyscript
 PD=${KS%/*} # the helper and the runner are beside it
+# with_installed PROGRAM COMMAND...: COMMAND in a private mount namespace where
+# $PD/PROGRAM exists (a stand-in), as if installed on this system: an overlay
+# on the nearest existing parent of $PD keeps everything under it in view (a
+# tree cloned under /usr/local, say).  Exit 125 when that cannot be made.
+with_installed() {
+	local prog=$1 base=$PD
+	shift
+	while [ ! -d "$base" ]; do base=${base%/*}; done
+	{ [ -n "$base" ] && [ "$base" != / ] && unshare -m true 2>/dev/null; } || return 125
+	mkdir -p "$T/ov-$prog" || return 125
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m bash -c 'mount -t tmpfs none "$4" && mkdir "$4/u" "$4/w" &&
+		mount -t overlay -o "lowerdir=$1,upperdir=$4/u,workdir=$4/w" none "$1" &&
+		mkdir -p "$2" && printf "#!/bin/sh\n" >"$2/$3" && chmod 755 "$2/$3" || exit 125
+		shift 4 && exec "$@"' sh "$base" "$PD" "$prog" "$T/ov-$prog" "$@"
+}
 # The disk: a file that exists (its key slots cannot be told: a WARN).
 DISK=$T/disk.img
 : >"$DISK"
@@ -324,21 +340,16 @@ else
 	sign --no-also "$B/alert" && sign --no-also "$B/initramfs-wipe"
 
 	# The helper this system has must be in the initramfs too: shown in a
-	# private mount namespace, with a tmpfs where the installed one would be.
+	# private mount namespace, with a stand-in where the installed one would be.
 	snapshot "$T/tree"
 	initramfs "$T/tree" "$T/initrd.now"
-	base=$PD
-	while [ ! -d "$base" ]; do base=${base%/*}; done
-	if [ -n "$base" ] && [ "$base" != / ] && unshare -m true 2>/dev/null; then
-		# shellcheck disable=SC2016 # expanded by the inner shell
-		out=$(unshare -m bash -c 'mount -t tmpfs none "$1" && mkdir -p "$2" &&
-			printf "#!/bin/sh\n" >"$2/unlock-helper" && chmod 755 "$2/unlock-helper" &&
-			shift 2 && exec "$@"' sh "$base" "$PD" "$DURESS" check --dracut-conf "$T/dracut.none" --pam-dir "" --user-dir "" \
-			--global-dir "" --boot-dir "$B" --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.now" 2>&1)
+	out=$(with_installed unlock-helper "$DURESS" check --dracut-conf "$T/dracut.none" --pam-dir "" --user-dir "" \
+		--global-dir "" --boot-dir "$B" --crypttab "$T/crypttab.ks" --initramfs "$T/initrd.now" 2>&1)
+	if [ $? -ne 125 ]; then
 		expect "a helper installed here but not in the initramfs: missing" \
 			"ERROR: the initramfs $T/initrd.now is older than $B ($PD/unlock-helper missing); fix: sudo update-initramfs -u"
 	else
-		skip "a helper installed here but not in the initramfs (needs unshare -m)"
+		skip "a helper installed here but not in the initramfs (needs unshare -m and overlayfs)"
 	fi
 
 	mkdir "$T/empty"
@@ -466,18 +477,13 @@ else
 	expect "dracut: no lsinitrd in PATH: a WARN with what to install" \
 		"WARN: cannot tell whether the initramfs $T/dracut.img holds the current boot actions: lsinitrd is not installed (not found in PATH); fix: install dracut's lsinitrd (Debian: sudo apt install dracut-core)"
 	# The relay this system has must be in the initramfs too (as the helper above).
-	base=$PD
-	while [ ! -d "$base" ]; do base=${base%/*}; done
-	if [ -n "$base" ] && [ "$base" != / ] && unshare -m true 2>/dev/null; then
-		# shellcheck disable=SC2016 # expanded by the inner shell
-		out=$(unshare -m bash -c 'mount -t tmpfs none "$1" && mkdir -p "$2" &&
-			printf "#!/bin/sh\n" >"$2/unlock-relay" && chmod 755 "$2/unlock-relay" &&
-			shift 2 && exec "$@"' sh "$base" "$PD" "$DURESS" check --dracut-conf "$DC" --pam-dir "" \
-			--user-dir "" --global-dir "" --boot-dir "$B" --initramfs "$T/dracut.img" 2>&1)
+	out=$(with_installed unlock-relay "$DURESS" check --dracut-conf "$DC" --pam-dir "" \
+		--user-dir "" --global-dir "" --boot-dir "$B" --initramfs "$T/dracut.img" 2>&1)
+	if [ $? -ne 125 ]; then
 		expect "dracut: a relay installed here but not in the initramfs: missing" \
 			"ERROR: the initramfs $T/dracut.img is older than $B ($PD/unlock-relay missing); fix: sudo dracut -f"
 	else
-		skip "dracut: a relay installed here but not in the initramfs (needs unshare -m)"
+		skip "dracut: a relay installed here but not in the initramfs (needs unshare -m and overlayfs)"
 	fi
 fi
 boot_check --dracut-conf "$DC" --initramfs "$T/none"
