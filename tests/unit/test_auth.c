@@ -30,6 +30,7 @@
 #include "core/actions.h"
 #include "fixture.h"
 #include "tests/lib/fds.h"
+#include "tests/lib/kdf_cost.h"
 
 enum runner { FAKE, FAILING, MISSING };
 
@@ -111,7 +112,10 @@ void __wrap_duress_spawn_release(struct duress_held *held)
 	__real_duress_spawn_release(held);
 }
 
-/* The link-time wrap of libsodium's crypto_pwhash (meson.build): counts the derivations. */
+/*
+ * The link-time wrap of libsodium's crypto_pwhash (meson.build): counts the
+ * derivations, at the cheapest cost under valgrind (tests/lib/kdf_cost.h).
+ */
 int __real_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,
 			 unsigned long long passwdlen, const unsigned char *salt,
 			 unsigned long long opslimit, size_t memlimit, int alg);
@@ -126,6 +130,7 @@ int __wrap_crypto_pwhash(unsigned char *out, unsigned long long outlen, const ch
 			 unsigned long long opslimit, size_t memlimit, int alg)
 {
 	derivations++;
+	kdf_cost_under_valgrind(&opslimit, &memlimit);
 	return __real_crypto_pwhash(out, outlen, passwd, passwdlen, salt, opslimit, memlimit, alg);
 }
 
