@@ -23,9 +23,9 @@ struct world W;
 
 /*
  * libsodium's crypto_pwhash(), for the module this process loads too (the
- * symbol is exported: tests/pam/meson.build), at the cheapest cost under
- * valgrind (../lib/kdf_cost.h says why).  auth_child, which test_timing
- * measures, is another program: its derivations keep their cost.
+ * symbol is exported: tests/pam/meson.build), at the cheapest cost
+ * (../lib/kdf_cost.h says why).  auth_child, which test_timing measures, is
+ * another program: its derivations keep their cost.
  */
 int crypto_pwhash(unsigned char *const out, unsigned long long outlen, const char *const passwd,
 		  unsigned long long passwdlen, const unsigned char *const salt,
@@ -37,7 +37,7 @@ int crypto_pwhash(unsigned char *const out, unsigned long long outlen, const cha
 	*(void **)&real = dlsym(RTLD_NEXT, "crypto_pwhash");
 	if (!real)
 		return -1;
-	kdf_cost_under_valgrind(&opslimit, &memlimit);
+	kdf_cost_cheapest(&opslimit, &memlimit);
 	return real(out, outlen, passwd, passwdlen, salt, opslimit, memlimit, alg);
 }
 

@@ -114,7 +114,7 @@ void __wrap_duress_spawn_release(struct duress_held *held)
 
 /*
  * The link-time wrap of libsodium's crypto_pwhash (meson.build): counts the
- * derivations, at the cheapest cost under valgrind (tests/lib/kdf_cost.h).
+ * derivations, at the cheapest cost (tests/lib/kdf_cost.h).
  */
 int __real_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,
 			 unsigned long long passwdlen, const unsigned char *salt,
@@ -130,7 +130,7 @@ int __wrap_crypto_pwhash(unsigned char *out, unsigned long long outlen, const ch
 			 unsigned long long opslimit, size_t memlimit, int alg)
 {
 	derivations++;
-	kdf_cost_under_valgrind(&opslimit, &memlimit);
+	kdf_cost_cheapest(&opslimit, &memlimit);
 	return __real_crypto_pwhash(out, outlen, passwd, passwdlen, salt, opslimit, memlimit, alg);
 }
 

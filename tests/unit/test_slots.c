@@ -88,7 +88,7 @@ static void count_own_locks(void)
 	fclose(f);
 }
 
-/* Counts, stops on demand; the cheapest cost under valgrind (tests/lib/kdf_cost.h). */
+/* Counts, stops on demand; the cheapest cost (tests/lib/kdf_cost.h). */
 int __wrap_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,
 			 unsigned long long passwdlen, const unsigned char *salt,
 			 unsigned long long opslimit, size_t memlimit, int alg)
@@ -97,7 +97,7 @@ int __wrap_crypto_pwhash(unsigned char *out, unsigned long long outlen, const ch
 		count_own_locks();
 	if (stop_in_derivation)
 		raise(SIGSTOP);
-	kdf_cost_under_valgrind(&opslimit, &memlimit);
+	kdf_cost_cheapest(&opslimit, &memlimit);
 	return __real_crypto_pwhash(out, outlen, passwd, passwdlen, salt, opslimit, memlimit, alg);
 }
 
