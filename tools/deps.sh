@@ -16,7 +16,7 @@
 #           initramfs, as a kernel upgrade does); the test itself never
 #           touches /etc, /boot or the machine's initramfs (it builds in a
 #           private mount namespace over an overlay of /); dracut-core for
-#           the dracut boot test (boot-dracut: an initramfs with systemd and
+#           the dracut boot test (boot-dracut-duress: an initramfs with systemd and
 #           systemd-cryptsetup in it, as Fedora boots): it is dracut's
 #           builder and lsinitrd without the dracut package, which conflicts
 #           with initramfs-tools, and it does not touch the machine's

@@ -53,7 +53,7 @@ END_TIMEOUT) is multiplied by DURESS_TIMEOUT_FACTOR (bound(); a whole number,
 1 when unset; tools/run-checks.sh sets it from the machine's load).  They are
 bounds against a hang: no test here judges how long anything took.
 
-dracut with systemd in the initramfs (Fedora's way; test boot-dracut):
+dracut with systemd in the initramfs (Fedora's way; test boot-dracut-duress):
 
   build_dracut_initramfs(kernel, out, work, files=, chroot_commands=,
                         dracut_args=)  the REAL dracut (dracut-core 059),

@@ -5,33 +5,50 @@ VM (issue 19, Fedora's way; boot-duress is Debian's keyscript).
 
 Root only.  This build's dracut module (91pam-duress), unlock-relay,
 unlock-helper and action runner go into the build overlay where the REAL
-dracut, with systemd and crypt, makes the initramfs (bootvm.py), asked for
-the module by /etc/dracut.conf.d/pam-duress.conf as docs/boot.md says.  The
-boot directory is boot-duress's (test_boot_duress.make_boot_dir): after-mark
-(after boot, signed with DURESS, key slot 1) and the shipped luks-wipe as
-initramfs-luks-wipe (before unlock, armed, signed with NUKE, no key slot).
-The booted busybox root runs unlock-finish.service's command.  The serial
-console driven, systemd's own prompt each time:
+dracut (Debian 12's dracut-core, 059), with its systemd and crypt modules,
+makes the initramfs (bootvm.py), asked for the module by
+/etc/dracut.conf.d/pam-duress.conf as docs/boot.md says.  The volume is
+named on the kernel command line (rd.luks.name=UUID=cryptroot) and unlocked
+by systemd 252's systemd-cryptsetup@cryptroot.service (made by
+systemd-cryptsetup-generator), the passphrase asked on the serial console by
+systemd-ask-password-console.  The boot directory is boot-duress's
+(test_boot_duress.make_boot_dir): after-mark (after boot, signed with
+DURESS, key slot 1) and the shipped luks-wipe as initramfs-luks-wipe (before
+unlock, armed, signed with NUKE, no key slot).  The booted busybox root runs
+unlock-finish.service's command.  The serial console driven, systemd's own
+prompt each time:
 
-  - the image holds the module's pieces (the relay, its unit and the
+  - the image is dracut's (its lister, lsinitrd, sees its version and
+    modules; /init is systemd), not initramfs-tools', with systemd-cryptsetup,
+    its generator and the console password agent in it;
+  - it holds the module's pieces (the relay, its unit and the
     systemd-cryptsetup@.service drop-in, the helper, the runner, the signed
     actions, luks-wipe's config, cryptsetup for luks-wipe), and `duress
     check` says so, reading it with lsinitrd (then: stale, once luks-wipe's
     config is edited);
   - a wrong passphrase is refused (the prompt again), then the real one
-    unlocks; no record, nothing runs; the relay's directory is gone after
-    switch-root; the console never names the project;
+    unlocks, systemd switches to the busybox root; no record, nothing runs;
+    the unit the generator made was there (a pre-pivot hook keeps a copy in
+    /run); the relay's directory is gone after switch-root; the console
+    never names the project;
   - the duress passphrase (key slot 1) unlocks at the first prompt; the
     record names after-mark; the unit's command runs it once, as root;
   - the nuke passphrase (a copy of the disk, without snapshot=on): the prompt
     comes back, the real one is refused too, no passphrase opens the copy;
+  - three wrong ones, through the relay: systemd-cryptsetup's tries=3 still
+    hold (no fourth prompt), the unit fails, dracut's emergency powers the
+    machine off (rd.emergency=poweroff in bootvm.DRACUT_APPEND);
   - a relay that cannot start (the same initramfs with one more archive
     appended, bootvm.append_files, whose relay exits at once): the real
     passphrase still unlocks, at systemd's own prompt.
 
+One initramfs (and a variant of it, one file appended), five boots.  Timings
+go out as TAP comments.  SKIP (1..0 # SKIP reason) as boot-vm does, and when
+dracut or systemd-cryptsetup is not there (bootvm.missing_dracut).
+
 Usage: test_boot_dracut_duress.py CACHE DURESS RELAY HELPER RUNNER MODULE_BUILD MODULE_SRC UNIT EXAMPLES
 (MODULE_BUILD: the configured module-setup.sh and unlock-relay.service;
-MODULE_SRC: the source dracut/ with relay.conf).  SKIP like boot-dracut.
+MODULE_SRC: the source dracut/ with relay.conf).
 """
 import os
 import re
@@ -54,6 +71,34 @@ MODULE_DIR = "/usr/lib/dracut/modules.d/91pam-duress"
 RELAY_DIR = "/run/unlock-relay"
 CONF = b'add_dracutmodules+=" pam-duress "\n'
 DROP_IN = "usr/lib/systemd/system/systemd-cryptsetup@.service.d/50-relay.conf"
+
+# The unit systemd-cryptsetup-generator writes for rd.luks.name= is in
+# /run/systemd/generator while the initramfs runs; systemd removes its
+# generators' output before switch-root.  A dracut pre-pivot hook (a file put
+# into the build overlay, taken into the image by --include) keeps a copy in
+# /run, which the booted root sees.
+UNIT = f"/run/systemd/generator/systemd-cryptsetup@{bootvm.NAME}.service"
+KEPT = "/run/bootvm-dracut/" + os.path.basename(UNIT)
+HOOK_SRC = "/usr/local/share/bootvm-test/pre-pivot.sh"
+HOOK = "/usr/lib/dracut/hooks/pre-pivot/50-bootvm-test.sh"
+HOOK_TEXT = f"""# sourced by dracut-pre-pivot.service (tests/boot/test_boot_dracut_duress.py)
+mkdir -p /run/bootvm-dracut
+cp {UNIT} {KEPT} 2>/dev/null || echo "no {UNIT}" > /run/bootvm-dracut/absent
+""".encode()
+# What dracut's crypt and systemd modules must have put in the image.
+DRACUT_WANTED = {
+    "init",  # -> usr/lib/systemd/systemd
+    "usr/lib/systemd/systemd",
+    "usr/lib/systemd/systemd-cryptsetup",
+    "usr/lib/systemd/system-generators/systemd-cryptsetup-generator",
+    "usr/bin/systemd-ask-password",
+    "usr/bin/systemd-tty-ask-password-agent",
+    "usr/lib/systemd/system/systemd-ask-password-console.path",
+    "usr/lib/systemd/system/systemd-ask-password-console.service",
+    "usr/lib/systemd/system/cryptsetup.target",
+    "usr/lib/dracut-crypt-lib.sh",
+    HOOK.lstrip("/"),  # files= and --include reach the image
+}
 
 
 # duress check against the real dracut image (lsinitrd), the boot directory
@@ -136,7 +181,8 @@ def main():
         root = os.path.join(tmp, "root")
         img = os.path.join(tmp, "disk.img")
         bootvm.make_rootfs(root, files={**bootvm.DRACUT_ROOT_FILES, **programs, **actions},
-                           after_boot=debian.after_boot(after_cmd), show=[RECORD_DIR, RECORD, RELAY_DIR])
+                           after_boot=debian.after_boot(after_cmd),
+                           show=[RECORD_DIR, RECORD, RELAY_DIR, KEPT, "/proc/cmdline"])
         bootvm.make_luks_image(root, img, [REAL, DURESS])
 
         module = {
@@ -145,6 +191,7 @@ def main():
                 src=os.path.join(mod_build, "unlock-relay.service"), mode=0o644),
             MODULE_DIR + "/relay.conf": bootvm.File(src=os.path.join(mod_src, "relay.conf"), mode=0o644),
             "/etc/dracut.conf.d/pam-duress.conf": bootvm.File(data=CONF, mode=0o644),
+            HOOK_SRC: bootvm.File(data=HOOK_TEXT, mode=0o644),
         }
         build = {**actions, **module,
                  helper_at: bootvm.File(src=helper, mode=0o755),
@@ -153,15 +200,28 @@ def main():
         initrd = os.path.join(tmp, "initrd.img")
         try:
             t = time.monotonic()
-            out = bootvm.build_dracut_initramfs(kernel, initrd, os.path.join(tmp, "mk"), files=build)
+            out = bootvm.build_dracut_initramfs(kernel, initrd, os.path.join(tmp, "mk"), files=build,
+                                               dracut_args=["--include", HOOK_SRC, HOOK])
             comment(f"dracut initramfs with the module: {time.monotonic() - t:.1f} s")
         except (RuntimeError, OSError) as e:
             bail("dracut with this build's module", e)
         ok("pam-duress" in out and "pam-duress: " not in out,
            "dracut included the module (asked by /etc/dracut.conf.d), without an error from it",
            "\n".join(x for x in out.splitlines() if "duress" in x or "Including" in x))
-        paths, _ = bootvm.dracut_initramfs_list(initrd)
+        paths, header = bootvm.dracut_initramfs_list(initrd)
         listing = set(paths)
+        # --- the image is dracut's, with systemd-cryptsetup ------------------------------------------
+        ok(DRACUT_WANTED <= listing, "the initramfs holds systemd, systemd-cryptsetup, its generator, the "
+           "console password agent and dracut's crypt library",
+           "missing: " + " ".join(sorted(DRACUT_WANTED - listing)))
+        modules = header.split("dracut modules:", 1)[-1].split()
+        ok("Version: dracut-" in header and {"crypt", "systemd", "systemd-initrd", "dracut-systemd"} <= set(modules)
+           and any(p.startswith("usr/lib/dracut/dracut-") for p in paths),
+           "it is dracut's (lsinitrd: its version, modules crypt, systemd, systemd-initrd, dracut-systemd)",
+           header[:1500])
+        ok("scripts/local-top/cryptroot" not in listing and "conf/initramfs.conf" not in listing,
+           "and not initramfs-tools' (no scripts/local-top/cryptroot, no conf/initramfs.conf)")
+        # --- with the module's pieces -----------------------------------------------------------------
         want = {p.lstrip("/") for p in (relay_at, helper_at, runner_at, BOOT_DIR + "/after-mark",
                                           BOOT_DIR + "/after-mark.sig", f"{BOOT_DIR}/{WIPE}",
                                           f"{BOOT_DIR}/{WIPE}.sig", f"{BOOT_DIR}/{WIPE}.conf")}
@@ -172,13 +232,34 @@ def main():
            "... and cryptsetup, for luks-wipe (a systemd initramfs has none otherwise)")
         check_image(duress, boot_d, initrd, tmp, {helper_at, runner_at, relay_at})
 
-        real = debian.each_passphrase(bootvm.booter(kernel, initrd, dracut=True), img, tmp)
+        dracut = bootvm.booter(kernel, initrd, dracut=True)
+        real = debian.each_passphrase(dracut, img, tmp)
+        ok(f"{bootvm.MARK_OK} root=/dev/mapper/{bootvm.NAME} run=tmpfs" in real.transcript
+           and bootvm.DRACUT_APPEND in (real.shown.get("/proc/cmdline") or ""),
+           "the root is the unlocked mapping, /run systemd's tmpfs, the command line DRACUT_APPEND's",
+           diag_boot(real))
+        unit_text = (real.shown.get(KEPT) or "").replace('"', "'")
+        ok(f"systemd-cryptsetup attach '{bootvm.NAME}'" in unit_text
+           or f"systemd-cryptsetup attach {bootvm.NAME}" in unit_text,
+           f"systemd-cryptsetup-generator made {UNIT} of rd.luks.name= (kept by a pre-pivot hook)",
+           f"shown={real.shown}\n{diag_boot(real)}")
         ok(real.shown.get(RELAY_DIR, "") is None,
            "the relay's directory is gone after switch-root", real.shown.get(RELAY_DIR))
         ok(not naming_us(real), "the console never names the project",
            "\n".join(naming_us(real)))
         comment("what the relay shows on the console (no quiet): " + repr(
             [x.strip() for x in initramfs_console(real).splitlines() if "Relay" in x]))
+
+        # --- three wrong, through the relay: systemd-cryptsetup gives up, the boot ends ----------------
+        r = timed(dracut, img, [debian.WRONG] * 3, "three wrong")
+        ok(r.prompts == 3 and not r.unlocked,
+           "three wrong passphrases: three prompts (systemd-cryptsetup's tries=3, the relay between), "
+           "no fourth, no root", diag_boot(r))
+        ok("Failed to start" in r.transcript and f"systemd-cryptsetup@{bootvm.NAME}.service" in r.transcript,
+           f"then systemd-cryptsetup@{bootvm.NAME}.service fails", diag_boot(r))
+        ok(not r.timed_out and r.returncode == 0 and "reboot: Power down" in r.transcript,
+           "and dracut's emergency powers the machine off (rd.emergency=poweroff): QEMU ends by itself",
+           diag_boot(r))
 
         # --- a relay that cannot start: the disk still unlocks -------------------------------------
         # The kernel unpacks the appended archive last: its relay replaces the built one.

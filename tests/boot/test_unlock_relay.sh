@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# unlock-relay without a VM (the dracut boot test is boot-dracut's): the
+# unlock-relay without a VM (the dracut boot test is boot-dracut-duress's): the
 # relay between an asker (as systemd-cryptsetup is, under the drop-in's
 # bind) and an agent (as the console and plymouth agents are), both played
 # by agent_peer.py over real sockets, with the real unlock-helper (test
