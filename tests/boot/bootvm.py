@@ -487,12 +487,15 @@ def make_luks_image(top, image, passphrases, size_mb=None):
     _run(["mke2fs", "-q", "-t", "ext4", "-L", "bootvm-root", "-d", top, "-F", image, f"{size_mb}M"])
     with tempfile.TemporaryDirectory() as d:
         first = _keyfile(d, passphrases[0])
-        # reencrypt writes its temporary header, LUKS2-temp-UUID.new, in the
-        # working directory: the VM tests run at once share the build
-        # directory and LUKS_UUID, and one saw another's ("already exists").
+        # The VM tests run at once and share LUKS_UUID.  reencrypt writes its
+        # temporary header, LUKS2-temp-UUID.new, in the working directory
+        # (they share the build directory: one saw another's, "already
+        # exists"), and takes a lock named after the UUID in /run/cryptsetup
+        # (10 of 15 made at once failed: "Reencryption process is already
+        # running").  Each image is its test's alone: no lock is needed.
         _run(["cryptsetup", "reencrypt", "--batch-mode", "--encrypt", "--type", "luks2",
               "--reduce-device-size", f"{LUKS_RESERVE_MB}M", "--uuid", LUKS_UUID, *CHEAP_SLOT,
-              "--key-file", first, os.path.abspath(image)], cwd=d)
+              "--disable-locks", "--key-file", first, os.path.abspath(image)], cwd=d)
         for p in passphrases[1:]:
             _run(["cryptsetup", "luksAddKey", "--batch-mode", *CHEAP_SLOT,
                   "--key-file", first, image, _keyfile(d, p)])
