@@ -116,13 +116,6 @@ void __wrap_duress_spawn_release(struct duress_held *held)
  * The link-time wrap of libsodium's crypto_pwhash (meson.build): counts the
  * derivations, at the cheapest cost (tests/lib/kdf_cost.h).
  */
-int __real_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,
-			 unsigned long long passwdlen, const unsigned char *salt,
-			 unsigned long long opslimit, size_t memlimit, int alg);
-int __wrap_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,
-			 unsigned long long passwdlen, const unsigned char *salt,
-			 unsigned long long opslimit, size_t memlimit, int alg);
-
 static unsigned derivations;
 
 int __wrap_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,

@@ -46,12 +46,6 @@
 
 /* --- the wraps -------------------------------------------------------------------- */
 
-int __real_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,
-			 unsigned long long passwdlen, const unsigned char *salt,
-			 unsigned long long opslimit, size_t memlimit, int alg);
-int __wrap_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,
-			 unsigned long long passwdlen, const unsigned char *salt,
-			 unsigned long long opslimit, size_t memlimit, int alg);
 int __real_flock(int fd, int op);
 int __wrap_flock(int fd, int op);
 

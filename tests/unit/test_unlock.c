@@ -29,13 +29,8 @@
 #include "core/boot.h"
 #include "core/runner.h"
 #include "fixture.h"
+#include "tests/lib/kdf_cost.h"
 
-int __real_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,
-			 unsigned long long passwdlen, const unsigned char *salt,
-			 unsigned long long opslimit, size_t memlimit, int alg);
-int __wrap_crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd,
-			 unsigned long long passwdlen, const unsigned char *salt,
-			 unsigned long long opslimit, size_t memlimit, int alg);
 int __wrap_duress_spawn(const char *runner_path, const struct duress_chain *chains, size_t n_chains,
 			unsigned wait_seconds, const struct duress_spawn_io *io,
 			const struct duress_log *lg);
