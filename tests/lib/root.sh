@@ -143,8 +143,17 @@ PRIVATE_NS=(unshare --mount --propagation private --pid --fork --kill-child --mo
 # machine's /run is hidden: sshd's /run/sshd, utmp, sudo's timestamps and
 # the module's slots are the test's, and nscd's socket is gone, so account
 # lookups read the overlaid files and never the machine's cache.
+# /tmp becomes an overlay whose upper layer is on that tmpfs: what is
+# there (a build tree cloned under /tmp) can still be read, and nothing
+# done to it inside reaches the machine.  pam_wrapper needs it: at its
+# first pam_start it removes any /tmp/pam.? directory whose recorded pid
+# is not alive, and from inside this PID namespace every pid outside
+# looks dead, so a pam_wrapper here would delete the live configuration
+# of a test running alongside (tests/e2e/test_private_tmp.sh).
 # shellcheck disable=SC2016 # $0 and $@ belong to sh
 PRIVATE_RUN_SETUP='mount -t tmpfs -o mode=755 duress-private-run /run && mkdir -m 1777 /run/tmp &&
+	mkdir -m 1777 /run/tmp.upper && mkdir /run/tmp.work &&
+	mount -t overlay -o lowerdir=/tmp,upperdir=/run/tmp.upper,workdir=/run/tmp.work duress-private-tmp /tmp &&
 	export TMPDIR=/run/tmp
 exec "$0" "$@"'
 # Where private_etc_or_rerun puts the overlay's layers, and the machine's
@@ -171,10 +180,11 @@ overlay_on() {
 }
 
 # in_private_root: this process is in a private root of private_etc_or_rerun
-# (or in a mount namespace made inside one): /run is its tmpfs, /etc its
-# overlay with the upper layer there, $T under /run.
+# (or in a mount namespace made inside one): /run is its tmpfs, /tmp and
+# /etc its overlays with the upper layers there, $T under /run.
 in_private_root() {
 	[ "$(findmnt -n -o SOURCE -M /run | tail -n 1)" = duress-private-run ] &&
+		[ "$(findmnt -n -o FSTYPE,SOURCE -M /tmp | tail -n 1)" = "overlay duress-private-tmp" ] &&
 		[ "$(findmnt -n -o FSTYPE,SOURCE -M /etc | tail -n 1)" = "overlay duress-private-etc" ] &&
 		findmnt -n -o OPTIONS -M /etc | tail -n 1 | grep -q "upperdir=$PRIVATE_DIR/" &&
 		[ "${T#/run/tmp/}" != "$T" ]
