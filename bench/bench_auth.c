@@ -143,7 +143,7 @@ static int write_signed(const char *dir, const char *name, const char *content, 
 	crypto_hash_sha256(sig.content_hash, (const unsigned char *)content, len);
 	if (duress_derive_key(password, strlen(password), p, key) < 0)
 		return -1;
-	duress_tag(key, sig.content_hash, sig.tag);
+	duress_tag(key, &sig, sig.content_hash, sig.tag);
 	sodium_memzero(key, sizeof(key));
 	n = duress_sig_format(&sig, line, sizeof(line));
 	snprintf(path, sizeof(path), "%s/%s.sig", dir, name);

@@ -633,7 +633,7 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 		fail(path, "out of memory for Argon2id");
 		goto out;
 	}
-	duress_tag(key, sig.content_hash, sig.tag);
+	duress_tag(key, &sig, sig.content_hash, sig.tag);
 	len = duress_sig_format(&sig, line, sizeof(line));
 	if (len < 0 || write_sig(&f, line, (size_t)len) < 0)
 		goto out;
@@ -691,7 +691,7 @@ static int verify_sig(const struct action_file *f, const char *buf, size_t len,
 		return fail(f->path, "signature cost is outside the module's default caps"), 2;
 	if (duress_derive_key(pw->text, pw->len, &sig.params, key) < 0)
 		return fail(f->path, "out of memory for Argon2id"), 2;
-	match = duress_tag_matches(key, hash, sig.tag);
+	match = duress_tag_matches(key, &sig, hash);
 	sodium_memzero(key, sizeof(key));
 	if (!match && sodium_memcmp(hash, sig.content_hash, DURESS_HASH_LEN) != 0)
 		say(stderr, f->path, "content changed since signing");

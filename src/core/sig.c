@@ -13,6 +13,8 @@
 /* Domain separation: a tag of this format is never valid for anything else. */
 static const char tag_context[] = "pam_duress signature v1";
 static const char bound_context[] = "pam_duress bound files v1";
+/* A once signature's tag: never valid for the same action without the flag, nor the reverse. */
+static const char once_context[] = "pam_duress once signature v1";
 
 /* A decimal number without sign or leading zero, ending at `end`. */
 static int parse_u32(const char **pp, char end, uint32_t *ret)
@@ -97,6 +99,20 @@ static int parse_also(const char **pp, const char *end, struct duress_sig *sig)
 	return 0;
 }
 
+/* The optional "once=" field: the flag and its id. */
+static int parse_once(const char **pp, const char *end, struct duress_sig *sig)
+{
+	const char *p = *pp + 5;
+
+	if ((size_t)(end - *pp) < 5 || strncmp(*pp, "once=", 5) != 0)
+		return 0;
+	if (parse_b64(&p, end, false, sig->once_id, sizeof(sig->once_id)) < 0)
+		return -EINVAL;
+	sig->once = true;
+	*pp = p;
+	return 0;
+}
+
 int duress_sig_parse(const char *text, size_t len, struct duress_sig *ret)
 {
 	const size_t plen = strlen(DURESS_SIG_PREFIX);
@@ -127,7 +143,8 @@ int duress_sig_parse(const char *text, size_t len, struct duress_sig *ret)
 	if (parse_u32(&p, ',', &sig.params.ops) < 0 || strncmp(p, "p=", 2) != 0)
 		return -EINVAL;
 	p += 2;
-	if (parse_u32(&p, '$', &par) < 0 || par != 1 || parse_also(&p, end, &sig) < 0)
+	if (parse_u32(&p, '$', &par) < 0 || par != 1 || parse_once(&p, end, &sig) < 0 ||
+	    parse_also(&p, end, &sig) < 0)
 		return -EINVAL;
 	if (parse_b64(&p, end, false, sig.params.salt, sizeof(sig.params.salt)) < 0 ||
 	    parse_b64(&p, end, false, sig.content_hash, sizeof(sig.content_hash)) < 0 ||
@@ -188,16 +205,20 @@ int duress_sig_format(const struct duress_sig *sig, char *buf, size_t buflen)
 	char hash[sodium_base64_ENCODED_LEN(DURESS_HASH_LEN, B64)];
 	char tag[sodium_base64_ENCODED_LEN(DURESS_TAG_LEN, B64)];
 	char also_b64[sodium_base64_ENCODED_LEN(DURESS_ALSO_MAX_BYTES, B64)] = "";
+	char once[sodium_base64_ENCODED_LEN(DURESS_ONCE_ID_LEN, B64)] = "";
 	int n;
 
+	if (sig->once)
+		sodium_bin2base64(once, sizeof(once), sig->once_id, sizeof(sig->once_id), B64);
 	if (sig->also_len > 0)
 		sodium_bin2base64(also_b64, sizeof(also_b64), (const unsigned char *)sig->also,
 				  sig->also_len, B64);
 	sodium_bin2base64(salt, sizeof(salt), sig->params.salt, sizeof(sig->params.salt), B64);
 	sodium_bin2base64(hash, sizeof(hash), sig->content_hash, sizeof(sig->content_hash), B64);
 	sodium_bin2base64(tag, sizeof(tag), sig->tag, sizeof(sig->tag), B64);
-	n = snprintf(buf, buflen, DURESS_SIG_PREFIX "m=%u,t=%u,p=1$%s%s%s%s$%s$%s\n",
+	n = snprintf(buf, buflen, DURESS_SIG_PREFIX "m=%u,t=%u,p=1$%s%s%s%s%s%s%s$%s$%s\n",
 		     (unsigned)sig->params.mem_kib, (unsigned)sig->params.ops,
+		     sig->once ? "once=" : "", once, sig->once ? "$" : "",
 		     sig->also_len ? "also=" : "", also_b64, sig->also_len ? "$" : "", salt, hash,
 		     tag);
 	if (n < 0 || (size_t)n >= buflen)
@@ -240,28 +261,34 @@ int duress_derive_key(const char *password, size_t len, const struct duress_para
 	return 0;
 }
 
-void duress_tag(const unsigned char key[DURESS_KEY_LEN],
+void duress_tag(const unsigned char key[DURESS_KEY_LEN], const struct duress_sig *sig,
 		const unsigned char content_hash[DURESS_HASH_LEN],
 		unsigned char tag[DURESS_TAG_LEN])
 {
 	crypto_auth_hmacsha256_state st;
 
 	crypto_auth_hmacsha256_init(&st, key, DURESS_KEY_LEN);
-	crypto_auth_hmacsha256_update(&st, (const unsigned char *)tag_context, sizeof(tag_context));
+	if (sig->once) {
+		crypto_auth_hmacsha256_update(&st, (const unsigned char *)once_context,
+					      sizeof(once_context));
+		crypto_auth_hmacsha256_update(&st, sig->once_id, sizeof(sig->once_id));
+	} else {
+		crypto_auth_hmacsha256_update(&st, (const unsigned char *)tag_context,
+					      sizeof(tag_context));
+	}
 	crypto_auth_hmacsha256_update(&st, content_hash, DURESS_HASH_LEN);
 	crypto_auth_hmacsha256_final(&st, tag);
 	sodium_memzero(&st, sizeof(st));
 }
 
-bool duress_tag_matches(const unsigned char key[DURESS_KEY_LEN],
-			const unsigned char content_hash[DURESS_HASH_LEN],
-			const unsigned char expected[DURESS_TAG_LEN])
+bool duress_tag_matches(const unsigned char key[DURESS_KEY_LEN], const struct duress_sig *sig,
+			const unsigned char content_hash[DURESS_HASH_LEN])
 {
 	unsigned char tag[DURESS_TAG_LEN];
 	bool match;
 
-	duress_tag(key, content_hash, tag);
-	match = sodium_memcmp(tag, expected, sizeof(tag)) == 0;
+	duress_tag(key, sig, content_hash, tag);
+	match = sodium_memcmp(tag, sig->tag, sizeof(tag)) == 0;
 	sodium_memzero(tag, sizeof(tag));
 	return match;
 }

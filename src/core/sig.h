@@ -10,10 +10,13 @@
 /*
  * A signature is one line of text:
  *
- *   $duress$v=1$m=<KiB>,t=<passes>,p=1[$also=<paths>]$<salt>$<content-hash>$<tag>
+ *   $duress$v=1$m=<KiB>,t=<passes>,p=1[$once=<id>][$also=<paths>]$<salt>$<content-hash>$<tag>
  *
  * fields in unpadded standard base64 (as PHC strings).  key = Argon2id(password,
- * salt, m, t); tag = HMAC-SHA256(key, context || content-hash).  The content
+ * salt, m, t); tag = HMAC-SHA256(key, context || content-hash), or with once,
+ * HMAC-SHA256(key, once-context || id || content-hash): the flag and its id
+ * (random, naming the action's record: once.h) cannot be added, removed or
+ * changed without the password, and a v1 line without them is unchanged.  The content
  * hash is the SHA-256 of the action, or, when companion files are bound
  * (`also`: their absolute paths, each NUL-terminated), the SHA-256 of a
  * context string, the action's SHA-256, and each companion's path and
@@ -25,6 +28,8 @@
 #define DURESS_HASH_LEN 32
 #define DURESS_KEY_LEN 32
 #define DURESS_TAG_LEN 32
+/* A once signature's id: random, names its record (once.h). */
+#define DURESS_ONCE_ID_LEN 16
 /* A signature file larger than this is not a signature. */
 #define DURESS_SIG_MAX 2048
 /* Companion files: at most this many, their paths at most this many bytes together. */
@@ -43,6 +48,8 @@ struct duress_sig {
 	struct duress_params params;
 	char also[DURESS_ALSO_MAX_BYTES]; /* NUL-terminated absolute paths, back to back */
 	size_t also_len;                  /* 0: no companion files */
+	bool once;                        /* runs at its first match only (once.h) */
+	unsigned char once_id[DURESS_ONCE_ID_LEN];
 	unsigned char content_hash[DURESS_HASH_LEN];
 	unsigned char tag[DURESS_TAG_LEN];
 };
@@ -87,14 +94,14 @@ bool duress_params_equal(const struct duress_params *a, const struct duress_para
 int duress_derive_key(const char *password, size_t len, const struct duress_params *p,
 		      unsigned char key[DURESS_KEY_LEN]);
 
-void duress_tag(const unsigned char key[DURESS_KEY_LEN],
+/* The tag of content_hash under key, with sig's once flag and id (the format above). */
+void duress_tag(const unsigned char key[DURESS_KEY_LEN], const struct duress_sig *sig,
 		const unsigned char content_hash[DURESS_HASH_LEN],
 		unsigned char tag[DURESS_TAG_LEN]);
 
-/* Whether `expected` is the tag of content_hash under key; constant time. */
-bool duress_tag_matches(const unsigned char key[DURESS_KEY_LEN],
-			const unsigned char content_hash[DURESS_HASH_LEN],
-			const unsigned char expected[DURESS_TAG_LEN]);
+/* Whether sig->tag is the tag of content_hash under key; constant time. */
+bool duress_tag_matches(const unsigned char key[DURESS_KEY_LEN], const struct duress_sig *sig,
+			const unsigned char content_hash[DURESS_HASH_LEN]);
 
 /*
  * nuvious/pam-duress NAME.sha256: SHA-256(SHA-256(content) || password),

@@ -182,7 +182,7 @@ static int try_action(const struct duress_dir *dir, struct duress_action *a,
 		      const unsigned char *key, const char *password, size_t len,
 		      unsigned char *buf, uint64_t *budget)
 {
-	bool tagged = !a->legacy && key && duress_tag_matches(key, a->sig.content_hash, a->sig.tag);
+	bool tagged = !a->legacy && key && duress_tag_matches(key, &a->sig, a->sig.content_hash);
 	enum duress_skip content = DURESS_SKIP_NONE;
 	int r = check_action(dir, a, tagged || a->legacy ? SEAL : JUDGE_ONLY, buf, budget,
 			     &content);

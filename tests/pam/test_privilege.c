@@ -396,7 +396,7 @@ static void sign_bound_to(const char *name, const struct duress_params *params, 
 			  sig.content_hash);
 	assert_int_equal(duress_derive_key(U(ALICE)->duress, strlen(U(ALICE)->duress), params, key),
 			 0);
-	duress_tag(key, sig.content_hash, sig.tag);
+	duress_tag(key, &sig, sig.content_hash, sig.tag);
 	sodium_memzero(key, sizeof(key));
 	n = duress_sig_format(&sig, line, sizeof(line));
 	assert_true(n > 0);

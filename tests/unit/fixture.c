@@ -93,7 +93,7 @@ void fx_sign(int dir_fd, const char *name, const char *content, const char *pass
 
 	crypto_hash_sha256(s.content_hash, (const unsigned char *)content, strlen(content));
 	assert_int_equal(duress_derive_key(password, strlen(password), p, key), 0);
-	duress_tag(key, s.content_hash, s.tag);
+	duress_tag(key, &s, s.content_hash, s.tag);
 	sodium_memzero(key, sizeof(key));
 	n = duress_sig_format(&s, line, sizeof(line));
 	assert_true(n > 0);

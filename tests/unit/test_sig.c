@@ -156,21 +156,84 @@ static void params_caps(void **state)
 static void tag_binds_password_and_content(void **state)
 {
 	struct duress_params p;
+	struct duress_sig s;
 	unsigned char k1[DURESS_KEY_LEN], k2[DURESS_KEY_LEN];
-	unsigned char h1[DURESS_HASH_LEN], h2[DURESS_HASH_LEN], tag[DURESS_TAG_LEN];
+	unsigned char h1[DURESS_HASH_LEN], h2[DURESS_HASH_LEN];
 
 	(void)state;
+	fixed_sig(&s);
 	duress_params_new(&p, crypto_pwhash_MEMLIMIT_MIN, crypto_pwhash_OPSLIMIT_MIN);
 	assert_int_equal(duress_derive_key("duress", 6, &p, k1), 0);
 	assert_int_equal(duress_derive_key("duresS", 6, &p, k2), 0);
 	crypto_hash_sha256(h1, (const unsigned char *)"#!/bin/sh\n", 10);
 	crypto_hash_sha256(h2, (const unsigned char *)"#!/bin/sh \n", 11);
-	duress_tag(k1, h1, tag);
-	assert_true(duress_tag_matches(k1, h1, tag));
-	assert_false(duress_tag_matches(k2, h1, tag));
-	assert_false(duress_tag_matches(k1, h2, tag));
-	tag[DURESS_TAG_LEN - 1] ^= 1;
-	assert_false(duress_tag_matches(k1, h1, tag));
+	duress_tag(k1, &s, h1, s.tag);
+	assert_true(duress_tag_matches(k1, &s, h1));
+	assert_false(duress_tag_matches(k2, &s, h1));
+	assert_false(duress_tag_matches(k1, &s, h2));
+	s.tag[DURESS_TAG_LEN - 1] ^= 1;
+	assert_false(duress_tag_matches(k1, &s, h1));
+}
+
+/* A signature without once keeps the v1 tag: HMAC(key, context || hash), as before. */
+static void tag_without_once_unchanged(void **state)
+{
+	static const char context[] = "pam_duress signature v1";
+	crypto_auth_hmacsha256_state st;
+	unsigned char key[DURESS_KEY_LEN], hash[DURESS_HASH_LEN], want[DURESS_TAG_LEN];
+	struct duress_sig s;
+
+	(void)state;
+	fixed_sig(&s);
+	memset(key, 0x44, sizeof(key));
+	memset(hash, 0x55, sizeof(hash));
+	crypto_auth_hmacsha256_init(&st, key, sizeof(key));
+	crypto_auth_hmacsha256_update(&st, (const unsigned char *)context, sizeof(context));
+	crypto_auth_hmacsha256_update(&st, hash, sizeof(hash));
+	crypto_auth_hmacsha256_final(&st, want);
+	duress_tag(key, &s, hash, s.tag);
+	assert_memory_equal(s.tag, want, sizeof(want));
+}
+
+/* Issue 26: the once flag and its id are covered by the tag, and written in the line. */
+static void once_bound_and_round_trip(void **state)
+{
+	struct duress_sig s, back;
+	unsigned char key[DURESS_KEY_LEN], hash[DURESS_HASH_LEN];
+	char line[DURESS_SIG_MAX + 1];
+	int n;
+
+	(void)state;
+	fixed_sig(&s);
+	memset(key, 0x44, sizeof(key));
+	memset(hash, 0x55, sizeof(hash));
+	s.once = true;
+	memset(s.once_id, 0x66, sizeof(s.once_id));
+	duress_tag(key, &s, hash, s.tag);
+	assert_true(duress_tag_matches(key, &s, hash));
+	n = duress_sig_format(&s, line, sizeof(line));
+	assert_true(n > 0);
+	assert_non_null(strstr(line, "p=1$once=ZmZmZmZmZmZmZmZmZmZmZg$EREREREREREREREREREREQ$"));
+	assert_int_equal(duress_sig_parse(line, (size_t)n, &back), 0);
+	assert_memory_equal(&s, &back, sizeof(s));
+	/* Stripped, or with another id: the password no longer matches. */
+	back.once = false;
+	assert_false(duress_tag_matches(key, &back, hash));
+	back.once = true;
+	back.once_id[0] ^= 1;
+	assert_false(duress_tag_matches(key, &back, hash));
+	/* And the reverse: a tag made without once is no once tag. */
+	s.once = false;
+	duress_tag(key, &s, hash, s.tag);
+	s.once = true;
+	assert_false(duress_tag_matches(key, &s, hash));
+	/* With companions, once comes first; a bad id is no signature. */
+	assert_int_equal(duress_sig_add_also(&s, "/etc/a.conf"), 0);
+	n = duress_sig_format(&s, line, sizeof(line));
+	assert_int_equal(duress_sig_parse(line, (size_t)n, &back), 0);
+	assert_true(back.once && back.also_len == s.also_len);
+	snprintf(line, sizeof(line), HEAD "$once=ZmZm$" SALT "$" HASH "$" TAG);
+	assert_int_equal(duress_sig_parse(line, strlen(line), &back), -EINVAL);
 }
 
 /*
@@ -337,6 +400,8 @@ int main(void)
 		cmocka_unit_test(parse_rejects_embedded_nul_and_overlong),
 		cmocka_unit_test(params_caps),
 		cmocka_unit_test(tag_binds_password_and_content),
+		cmocka_unit_test(tag_without_once_unchanged),
+		cmocka_unit_test(once_bound_and_round_trip),
 		cmocka_unit_test(derive_key_known_answer),
 		cmocka_unit_test(params_new_is_random),
 		cmocka_unit_test(legacy_known_answer),

@@ -84,7 +84,7 @@ static void sign_with_companion(int fd)
 	duress_bound_hash(&s, action, (const unsigned char(*)[DURESS_HASH_LEN])also,
 			  s.content_hash);
 	assert_int_equal(duress_derive_key(RIGHT, strlen(RIGHT), &params, key), 0);
-	duress_tag(key, s.content_hash, s.tag);
+	duress_tag(key, &s, s.content_hash, s.tag);
 	sodium_memzero(key, sizeof(key));
 	n = duress_sig_format(&s, line, sizeof(line));
 	assert_true(n > 0);
