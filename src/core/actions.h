@@ -27,6 +27,7 @@ struct duress_action {
 	int memfd; /* sealed copy of the verified bytes, or -1 */
 	bool elf;  /* an ELF binary (its memfd may be close-on-exec) */
 	bool matched;
+	bool spent; /* matched, but a once action that must not run (once.h) */
 	/* skip was learnt by reading an action its password matched: not for the default log. */
 	bool skip_on_match;
 	uint64_t size; /* what a match reads: the action's and its companions' sizes, as judged */

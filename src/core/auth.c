@@ -10,6 +10,7 @@
 #include "account.h"
 #include "actions.h"
 #include "kdf.h"
+#include "once.h"
 #include "policy.h"
 #include "slots.h"
 
@@ -203,7 +204,7 @@ static int add_jobs(struct scope_run *s, struct duress_job **jobs, struct duress
 	for (size_t i = 0; i < s->dir.n_actions; i++) {
 		struct duress_action *a = &s->dir.actions[i];
 
-		if (a->matched)
+		if (a->matched && !a->spent)
 			(*jobs)[n++] = (struct duress_job){ .memfd = a->memfd,
 							    .elf = a->elf,
 							    .name = a->name };
@@ -363,6 +364,10 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 		goto out;
 	}
 	out = judge(m, &p->pw, o, req, &user, &global, lg);
+	/* A spent once action still answers as a match; it only does not run. */
+	if (out != DURESS_NO_MATCH)
+		duress_once_settle((struct duress_dir *const[]){ &user.dir, &global.dir }, N_SCOPES,
+				   o->state_dir, req->trace && req->trace->rehearse, lg);
 	/*
 	 * Every attempt that derived starts the runner here, with nothing to
 	 * run if nothing matched: what the login process starts and reaps must

@@ -44,6 +44,7 @@ void duress_opts_default(struct duress_opts *o)
 		.elevation_services = DURESS_ELEVATION_DEFAULT,
 		.runner = DURESS_RUNNER_PATH,
 		.slot_dir = DURESS_SLOT_DIR,
+		.state_dir = DURESS_STATE_DIR,
 		.max_wait = DURESS_MAX_WAIT_DEFAULT,
 	};
 	duress_caps_default(&o->caps);
@@ -209,6 +210,10 @@ static enum duress_opt_verdict parse_string(struct duress_opts *o, const char *a
 		if (*v && *v != '/')
 			return DURESS_OPT_BAD_VALUE;
 		o->slot_dir = v;
+	} else if ((v = value_of(arg, "state_dir="))) {
+		if (*v != '/')
+			return DURESS_OPT_BAD_VALUE;
+		o->state_dir = v;
 	} else if ((v = value_of(arg, "wait="))) {
 		return parse_count(v, 0, DURESS_MAX_WAIT, &o->wait_seconds);
 	} else if ((v = value_of(arg, "max_wait="))) {

@@ -50,6 +50,10 @@ struct duress_caps {
 #ifndef DURESS_SLOT_DIR
 #define DURESS_SLOT_DIR "/run/pam_duress"
 #endif
+/* Where the records of once actions that ran are (once.h); state_dir=. */
+#ifndef DURESS_STATE_DIR
+#define DURESS_STATE_DIR "/var/lib/pam_duress"
+#endif
 /* The most max_derivations= may say (and the default may come to). */
 #define DURESS_MAX_DERIVATIONS 1024U
 /* How long a login waits for a derivation slot by default, in seconds. */
@@ -68,6 +72,7 @@ struct duress_opts {
 	const char *global_group; /* NULL: the global password logs in every ordinary account */
 	const char *runner;       /* the runner program, an absolute path */
 	const char *slot_dir;     /* the derivation slots; "" no cap */
+	const char *state_dir;    /* the records of once actions that ran (once.h) */
 	unsigned wait_seconds;
 	unsigned max_derivations; /* 0: duress_slots_default() */
 	unsigned max_wait;        /* seconds a login waits for a derivation slot */

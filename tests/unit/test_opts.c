@@ -43,6 +43,7 @@ static void defaults(void **state)
 	assert_int_equal(o.caps.max_file_size, 16ULL << 20);
 	assert_int_equal(o.caps.max_total, 64ULL << 20);
 	assert_string_equal(o.slot_dir, "/run/pam_duress");
+	assert_string_equal(o.state_dir, "/var/lib/pam_duress");
 	assert_int_equal(o.max_derivations, 0);
 	assert_int_equal(o.max_wait, 5);
 }
@@ -84,6 +85,7 @@ static void every_option(void **state)
 		"max_params=2",
 		"max_total=32M",
 		"slot_dir=/run/other",
+		"state_dir=/srv/state",
 		"max_derivations=3",
 		"max_wait=0",
 	};
@@ -105,6 +107,7 @@ static void every_option(void **state)
 	assert_int_equal(o.caps.max_params, 2);
 	assert_int_equal(o.caps.max_total, 32ULL << 20);
 	assert_string_equal(o.slot_dir, "/run/other");
+	assert_string_equal(o.state_dir, "/srv/state");
 	assert_int_equal(o.max_derivations, 3);
 	assert_int_equal(o.max_wait, 0);
 }
@@ -193,6 +196,8 @@ static void bad_values_keep_defaults(void **state)
 		"wait=601",
 		"wait=5K",
 		"slot_dir=run/relative",
+		"state_dir=",
+		"state_dir=var/relative",
 		"max_derivations=0",
 		"max_derivations=1025",
 		"max_derivations=4K",
@@ -212,11 +217,12 @@ static void bad_values_keep_defaults(void **state)
 
 	(void)state;
 	/* Every one but quiet is bad: the module line would be inert. */
-	assert_int_equal(parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv), 18);
+	assert_int_equal(parse(&o, (int)(sizeof(argv) / sizeof(argv[0])), argv), 20);
 	duress_opts_default(&d);
 	assert_string_equal(o.global_dir, d.global_dir);
 	assert_int_equal(o.wait_seconds, 0);
 	assert_string_equal(o.slot_dir, d.slot_dir);
+	assert_string_equal(o.state_dir, d.state_dir);
 	assert_int_equal(o.max_derivations, d.max_derivations);
 	assert_int_equal(o.max_wait, d.max_wait);
 	assert_false(o.deny);
