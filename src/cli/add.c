@@ -96,7 +96,7 @@ static void add_usage(FILE *out)
 	      "                  [--set KEY=VALUE]... [--set-file KEY=FILE]...\n"
 	      "                  [--no-edit] [--stdin] [--force] [--examples-dir DIR]\n"
 	      "                  [--pam-dir DIR] [--crypttab FILE] [--dracut-conf DIR]\n"
-	      "                  [--memlimit BYTES] [--opslimit N] [--allow-weak-cost]\n"
+	      "                  [--memlimit BYTES] [--opslimit N] [--allow-weak-cost] [--once]\n"
 	      "\n"
 	      "Copies the example action EXAMPLE and its EXAMPLE.conf into your per-user\n"
 	      "directory (or, with --global, the global one), as the module line of the\n"
@@ -134,6 +134,8 @@ static void add_usage(FILE *out)
 	      "  --examples-dir DIR where the examples are (default " DURESS_EXAMPLES_DIR ")\n"
 	      "  --pam-dir DIR      where the PAM stack is read (default /etc/pam.d)\n"
 	      "  --memlimit BYTES, --opslimit N, --allow-weak-cost   as for duress sign\n"
+	      "  --once             as for duress sign: it runs at its first match only\n"
+	      "                     (not with --boot)\n"
 	      "  -h, --help         show this help\n"
 	      "\n"
 	      "Exit 0 when the action is ARMED (or the list is shown), 1 otherwise, 2 on\n"
@@ -158,7 +160,8 @@ enum {
 	OPT_BOOT_DIR,
 	OPT_CRYPTTAB,
 	OPT_DRACUT_CONF,
-	OPT_ALLOW_WEAK_COST
+	OPT_ALLOW_WEAK_COST,
+	OPT_ONCE
 };
 
 static const struct option add_options[] = {
@@ -179,6 +182,7 @@ static const struct option add_options[] = {
 	{ "memlimit", required_argument, NULL, OPT_MEMLIMIT },
 	{ "opslimit", required_argument, NULL, OPT_OPSLIMIT },
 	{ "allow-weak-cost", no_argument, NULL, OPT_ALLOW_WEAK_COST },
+	{ "once", no_argument, NULL, OPT_ONCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -243,6 +247,7 @@ static int parse_add(struct add_opts *o, int argc, char **argv, int *status)
 			     opt == OPT_BOOT            ? &o->boot :
 			     opt == OPT_BEFORE_UNLOCK   ? &o->before_unlock :
 			     opt == OPT_ALLOW_WEAK_COST ? &o->sign.allow_weak_cost :
+			     opt == OPT_ONCE            ? &o->sign.once :
 							  NULL;
 
 		if (flag)
@@ -253,6 +258,12 @@ static int parse_add(struct add_opts *o, int argc, char **argv, int *status)
 	*status = 2;
 	if (duress_sign_opts_floor(&o->sign) < 0)
 		return -1;
+	if (o->boot && o->sign.once) {
+		fputs("duress add: --once is not for a boot action: the disk-unlock prompt keeps "
+		      "no record of what ran\n",
+		      stderr);
+		return -1;
+	}
 	if (o->boot && o->global) {
 		fputs("duress add: --boot and --global are two different directories: "
 		      "choose one\n",

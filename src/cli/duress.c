@@ -3,9 +3,9 @@
  * duress: the command line; sign and verify here, the other commands in
  * their own files.
  *
- *   duress sign [--stdin] [--also FILE]... [--memlimit BYTES] [--opslimit N]
- *               [--pam-dir DIR] FILE...
- *   duress verify [--stdin] FILE
+ *   duress sign [--stdin] [--also FILE]... [--once | --no-once] [--memlimit BYTES]
+ *               [--opslimit N] [--pam-dir DIR] FILE...
+ *   duress verify [--stdin] [--state-dir DIR] FILE
  *   duress check ..., duress test ..., duress add ... (check.c, pamtest.c, add.c)
  *
  * Installed also as duress_sign, which behaves as "duress sign".
@@ -36,10 +36,10 @@ static void usage(FILE *out)
 	fputs("Usage: duress COMMAND [OPTION]... ARG...\n"
 	      "\n"
 	      "Commands:\n"
-	      "  sign [--stdin] [--also FILE]... [--no-also] [--memlimit BYTES]\n"
-	      "       [--opslimit N] [--pam-dir DIR] FILE...\n"
+	      "  sign [--stdin] [--also FILE]... [--no-also] [--once | --no-once]\n"
+	      "       [--memlimit BYTES] [--opslimit N] [--pam-dir DIR] FILE...\n"
 	      "        bind a duress password to each action FILE, writing FILE.sig\n"
-	      "  verify [--stdin] FILE\n"
+	      "  verify [--stdin] [--state-dir DIR] FILE\n"
 	      "        say whether a password matches FILE's signature (runs nothing);\n"
 	      "        exit 0 on a match, 1 on no match, 2 on error\n"
 	      "  check [--user USER] [--global-dir DIR] [--user-dir TEMPLATE]\n"
@@ -65,6 +65,12 @@ static void usage(FILE *out)
 	      "                       changes, the action no longer runs; without it,\n"
 	      "                       those the old signature binds are kept\n"
 	      "  --no-also            sign: bind no companion file, not even the old ones\n"
+	      "  --once               sign, add: the action runs at its first match only;\n"
+	      "                       later matches log in as it did and run nothing\n"
+	      "  --no-once            sign: it runs at every match (without either, as\n"
+	      "                       the old signature says)\n"
+	      "  --state-dir DIR      verify, check: where the records of once actions\n"
+	      "                       that ran are (default " DURESS_STATE_DIR ")\n"
 	      "  --memlimit BYTES     sign, add: Argon2id memory for a new salt (K, M, G\n"
 	      "                       suffixes)\n"
 	      "  --opslimit N         sign, add: Argon2id passes for a new salt; neither\n"
@@ -97,9 +103,9 @@ static void usage(FILE *out)
 
 static void sign_usage(FILE *out)
 {
-	fputs("Usage: duress sign [--stdin] [--also FILE]... [--no-also] [--memlimit BYTES]\n"
-	      "                   [--opslimit N] [--allow-weak-cost] [--pam-dir DIR]\n"
-	      "                   [--boot-dir DIR] FILE...\n"
+	fputs("Usage: duress sign [--stdin] [--also FILE]... [--no-also] [--once | --no-once]\n"
+	      "                   [--memlimit BYTES] [--opslimit N] [--allow-weak-cost]\n"
+	      "                   [--pam-dir DIR] [--boot-dir DIR] FILE...\n"
 	      "       duress_sign [same options] FILE...\n"
 	      "\n"
 	      "Binds one duress password to the exact content of each action FILE and\n"
@@ -114,6 +120,11 @@ static void sign_usage(FILE *out)
 	      "                   signature being replaced binds are bound again (said\n"
 	      "                   in a warning)\n"
 	      "  --no-also        bind no companion file, not even those\n"
+	      "  --once           run the action at its first match only: later matches\n"
+	      "                   log in (or are denied) as the first did and run nothing;\n"
+	      "                   signing again arms it again (not for boot actions)\n"
+	      "  --no-once        run it at every match.  Without either, as the\n"
+	      "                   signature being replaced says (said in a warning)\n"
 	      "  --memlimit BYTES Argon2id memory for a new salt (K, M, G suffixes);\n"
 	      "                   by default the directory's salt and cost are reused\n"
 	      "  --opslimit N     Argon2id passes for a new salt; neither may be below\n"
@@ -134,13 +145,17 @@ static void sign_usage(FILE *out)
 
 static void verify_usage(FILE *out)
 {
-	fputs("Usage: duress verify [--stdin] FILE\n"
+	fputs("Usage: duress verify [--stdin] [--state-dir DIR] FILE\n"
 	      "\n"
 	      "Says whether a password matches the signature of FILE (FILE.sig, or a\n"
 	      "legacy FILE.sha256), and whether FILE changed since it was signed.  Runs\n"
 	      "nothing and changes nothing.  The password is asked for once without echo.\n"
+	      "For a once action (duress sign --once) a match also says whether it ran\n"
+	      "(only root can tell) and how to arm it again.\n"
 	      "\n"
 	      "  --stdin          read the password as one line from standard input\n"
+	      "  --state-dir DIR  where the records of once actions that ran are (the\n"
+	      "                   module line's state_dir=; default " DURESS_STATE_DIR ")\n"
 	      "  -h, --help       show this help\n"
 	      "\n"
 	      "Exit 0 on a match, 1 on no match, 2 on error.\n",
@@ -156,13 +171,18 @@ enum {
 	OPT_PAM_DIR,
 	OPT_BOOT_DIR,
 	OPT_ALLOW_WEAK_COST,
-	OPT_NO_ALSO
+	OPT_NO_ALSO,
+	OPT_ONCE,
+	OPT_NO_ONCE,
+	OPT_STATE_DIR
 };
 
 static const struct option sign_options[] = {
 	{ "stdin", no_argument, NULL, OPT_STDIN },
 	{ "also", required_argument, NULL, OPT_ALSO },
 	{ "no-also", no_argument, NULL, OPT_NO_ALSO },
+	{ "once", no_argument, NULL, OPT_ONCE },
+	{ "no-once", no_argument, NULL, OPT_NO_ONCE },
 	{ "memlimit", required_argument, NULL, OPT_MEMLIMIT },
 	{ "opslimit", required_argument, NULL, OPT_OPSLIMIT },
 	{ "allow-weak-cost", no_argument, NULL, OPT_ALLOW_WEAK_COST },
@@ -176,6 +196,7 @@ static const struct option sign_options[] = {
 /* getopt itself names an option of sign given to verify. */
 static const struct option verify_options[] = {
 	{ "stdin", no_argument, NULL, OPT_STDIN },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -183,6 +204,7 @@ static const struct option verify_options[] = {
 
 struct cli {
 	bool from_stdin;
+	const char *state_dir; /* verify: NULL for DURESS_STATE_DIR */
 	struct duress_sign_opts sign;
 };
 
@@ -220,6 +242,15 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 		case OPT_NO_ALSO:
 			c->sign.drop_also = true;
 			break;
+		case OPT_ONCE:
+			c->sign.once = true;
+			break;
+		case OPT_NO_ONCE:
+			c->sign.drop_once = true;
+			break;
+		case OPT_STATE_DIR:
+			c->state_dir = optarg;
+			break;
 		case OPT_PAM_DIR:
 			c->sign.pam_dir = optarg;
 			break;
@@ -243,6 +274,11 @@ static int parse_options(struct cli *c, int argc, char **argv, bool for_sign, in
 	}
 	if (for_sign && c->sign.drop_also && c->sign.n_also) {
 		fputs("duress sign: --no-also and --also: choose one\n", stderr);
+		*status = 2;
+		return -1;
+	}
+	if (for_sign && c->sign.once && c->sign.drop_once) {
+		fputs("duress sign: --once and --no-once: choose one\n", stderr);
 		*status = 2;
 		return -1;
 	}
@@ -291,7 +327,7 @@ static int cmd_verify(int argc, char **argv)
 	}
 	if (duress_read_password(c.from_stdin, false, &pw) < 0)
 		return 2;
-	status = duress_verify_file(argv[first], pw);
+	status = duress_verify_file(argv[first], pw, c.state_dir);
 	duress_password_free(pw);
 	return status;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -511,31 +512,67 @@ static const char *also_options(const struct duress_sig *sig, char *buf, size_t 
 }
 
 /*
- * With no --also (and no --no-also): the companions the signature being
- * replaced binds, said in one warning.  A signature that is absent,
- * unreadable or malformed binds none: there is nothing to keep.
+ * The signature being replaced, into *old; one that is absent, unreadable
+ * or malformed is none (zeroed): nothing of it is kept.
  */
-static void keep_companions(const struct action_file *f, struct duress_sig *sig)
+static void old_signature(const struct action_file *f, struct duress_sig *old)
 {
 	char name[NAME_MAX + sizeof(DURESS_SIG_SUFFIX)], buf[DURESS_SIG_MAX + 1];
-	char shown[SHOWN_PATH_SIZE];
-	/* Each path escaped, and " --also " before each. */
-	char also[DURESS_ESCAPED_SIZE(DURESS_ALSO_MAX_BYTES) +
-		  sizeof(" --also ") * (size_t)DURESS_ALSO_MAX_FILES];
-	struct duress_sig old;
 	size_t len = 0;
 
 	snprintf(name, sizeof(name), "%s%s", f->name, DURESS_SIG_SUFFIX);
 	if (read_small(f->dir_fd, name, buf, sizeof(buf), &len) < 0 ||
-	    duress_sig_parse(buf, len, &old) < 0 || old.also_len == 0)
+	    duress_sig_parse(buf, len, old) < 0)
+		memset(old, 0, sizeof(*old));
+}
+
+/*
+ * With no --also (and no --no-also): the companions the signature being
+ * replaced binds, said in one warning.
+ */
+static void keep_companions(const struct action_file *f, const struct duress_sig *old,
+			    struct duress_sig *sig)
+{
+	char shown[SHOWN_PATH_SIZE];
+	/* Each path escaped, and " --also " before each. */
+	char also[DURESS_ESCAPED_SIZE(DURESS_ALSO_MAX_BYTES) +
+		  sizeof(" --also ") * (size_t)DURESS_ALSO_MAX_FILES];
+
+	if (old->also_len == 0)
 		return;
-	memcpy(sig->also, old.also, old.also_len);
-	sig->also_len = old.also_len;
+	memcpy(sig->also, old->also, old->also_len);
+	sig->also_len = old->also_len;
 	fprintf(stderr,
 		"duress: %s: warning: no --also given: still bound to what its old signature "
 		"binds (%s); --no-also binds nothing\n",
 		duress_escape(f->path, shown, sizeof(shown)),
 		also_options(sig, also, sizeof(also)));
+}
+
+/*
+ * once as asked, or with neither --once nor --no-once as the signature
+ * being replaced has it (said in a warning): signing again after an edit
+ * must not quietly make a once action run at every match.  A new id
+ * either way, so a new record: signing again re-arms it.  No boot action:
+ * the disk-unlock prompt keeps no record.  0, or -1 after an error.
+ */
+static int choose_once(const struct action_file *f, const struct duress_sign_opts *opts,
+		       const struct duress_sig *old, struct duress_sig *sig)
+{
+	char shown[SHOWN_PATH_SIZE];
+
+	sig->once = opts->once || (!opts->drop_once && old->once);
+	if (sig->once && in_boot_dir(f, opts))
+		return fail(f->path, "--once: not for a boot action (the disk-unlock prompt keeps "
+				     "no record of what ran)");
+	if (sig->once)
+		randombytes_buf(sig->once_id, sizeof(sig->once_id));
+	if (sig->once && !opts->once)
+		fprintf(stderr,
+			"duress: %s: warning: no --once given: still once, as its old signature, "
+			"and armed again; --no-once makes it run at every match\n",
+			duress_escape(f->path, shown, sizeof(shown)));
+	return 0;
 }
 
 int duress_sign_opts_cost(struct duress_sign_opts *opts, bool memory, const char *value)
@@ -596,7 +633,7 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 {
 	struct action_file f;
 	struct dir_view view = { .load = -ENOENT };
-	struct duress_sig sig;
+	struct duress_sig sig, old;
 	unsigned char key[DURESS_KEY_LEN];
 	char line[DURESS_SIG_MAX + 1];
 	char shown[SHOWN_PATH_SIZE], name[DURESS_ESCAPED_SIZE(NAME_MAX)];
@@ -623,10 +660,12 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 	duress_warn_weak_password(f.st.st_uid, pw);
 	view_load(&f, opts, &view);
 	choice = choose_params(&view, opts, &sig.params);
-	if (check_cost(&f, &view, &sig.params) < 0 || add_companions(&f, opts, &sig) < 0)
+	old_signature(&f, &old);
+	if (check_cost(&f, &view, &sig.params) < 0 || add_companions(&f, opts, &sig) < 0 ||
+	    choose_once(&f, opts, &old, &sig) < 0)
 		goto out;
 	if (opts->n_also == 0 && !opts->drop_also)
-		keep_companions(&f, &sig);
+		keep_companions(&f, &old, &sig);
 	if (bind_companions(&f, &sig, sig.content_hash) < 0)
 		goto out;
 	if (duress_derive_key(pw->text, pw->len, &sig.params, key) < 0) {
@@ -638,8 +677,9 @@ int duress_sign_file(const char *path, const struct duress_password *pw,
 	if (len < 0 || write_sig(&f, line, (size_t)len) < 0)
 		goto out;
 	report_params(&f, &view, choice);
-	printf("%s: signed (%s%s)\n", duress_escape(path, shown, sizeof(shown)),
-	       duress_escape(f.name, name, sizeof(name)), DURESS_SIG_SUFFIX);
+	printf("%s: signed (%s%s%s)\n", duress_escape(path, shown, sizeof(shown)),
+	       duress_escape(f.name, name, sizeof(name)), DURESS_SIG_SUFFIX,
+	       sig.once ? ", once: it runs at its next match, and then no more" : "");
 	report_state(&f, &view);
 	/* The initramfs holds a copy of the boot directory, which is no module's. */
 	if (in_boot_dir(&f, opts))
@@ -673,33 +713,94 @@ static int verify_legacy(const struct action_file *f, const struct duress_passwo
 	return duress_legacy_matches(f->hash, pw->text, pw->len, stored) ? 0 : 1;
 }
 
+/* *sig: the signature read, for the once line of a match. */
 static int verify_sig(const struct action_file *f, const char *buf, size_t len,
-		      const struct duress_password *pw)
+		      const struct duress_password *pw, struct duress_sig *sig)
 {
 	struct duress_caps caps;
-	struct duress_sig sig;
 	unsigned char key[DURESS_KEY_LEN], hash[DURESS_HASH_LEN];
 	bool match;
 
 	duress_caps_default(&caps);
-	if (duress_sig_parse(buf, len, &sig) < 0)
+	if (duress_sig_parse(buf, len, sig) < 0)
 		return fail(f->path, "signature is malformed"), 2;
 	/* A companion missing or unsafe is a problem to report, not a wrong password. */
-	if (bind_companions(f, &sig, hash) < 0)
+	if (bind_companions(f, sig, hash) < 0)
 		return 2;
-	if (duress_params_check(&sig.params, &caps) < 0)
+	if (duress_params_check(&sig->params, &caps) < 0)
 		return fail(f->path, "signature cost is outside the module's default caps"), 2;
-	if (duress_derive_key(pw->text, pw->len, &sig.params, key) < 0)
+	if (duress_derive_key(pw->text, pw->len, &sig->params, key) < 0)
 		return fail(f->path, "out of memory for Argon2id"), 2;
-	match = duress_tag_matches(key, &sig, hash);
+	match = duress_tag_matches(key, sig, hash);
 	sodium_memzero(key, sizeof(key));
-	if (!match && sodium_memcmp(hash, sig.content_hash, DURESS_HASH_LEN) != 0)
+	if (!match && sodium_memcmp(hash, sig->content_hash, DURESS_HASH_LEN) != 0)
 		say(stderr, f->path, "content changed since signing");
 	return match ? 0 : 1;
 }
 
-int duress_verify_file(const char *path, const struct duress_password *pw)
+const char *duress_once_words(enum duress_once_state state, const char *state_dir, const char *name,
+			      const struct stat *when, char *buf, size_t size)
 {
+	char dir[SHOWN_PATH_SIZE], record[PATH_MAX], word[DURESS_SHELL_WORD_SIZE(PATH_MAX)];
+	char at[64] = "?";
+	struct tm tm;
+
+	duress_escape(state_dir, dir, sizeof(dir));
+	if (state == DURESS_ONCE_ARMED)
+		snprintf(buf, size,
+			 "once: it has not run; it runs at its next match, then no more");
+	else if (state == DURESS_ONCE_UNKNOWN)
+		snprintf(buf, size,
+			 "once: whether it has run, only root can tell (its record is "
+			 "root's: run this as root)");
+	else if (state == DURESS_ONCE_BROKEN)
+		snprintf(buf, size,
+			 "once: %s or its once/ is not root's alone (mode 0700): no record can be "
+			 "made there, so it does not run; fix: make both root's, mode 0700",
+			 dir);
+	if (state != DURESS_ONCE_SPENT)
+		return buf;
+	if (gmtime_r(&when->st_mtime, &tm))
+		strftime(at, sizeof(at), "%Y-%m-%d %H:%M UTC", &tm);
+	snprintf(record, sizeof(record), "%s/" DURESS_ONCE_SUBDIR "/%s", state_dir, name);
+	if (duress_shell_word(record, word, sizeof(word)))
+		snprintf(buf, size,
+			 "once: it ran (%s) and does not run again; re-arm: sudo rm %s, or sign "
+			 "it again",
+			 at, word);
+	else
+		snprintf(buf, size,
+			 "once: it ran (%s) and does not run again; re-arm: remove %s under "
+			 "%s/" DURESS_ONCE_SUBDIR ", or sign it again",
+			 at, name, dir);
+	return buf;
+}
+
+/*
+ * A matched once signature's line: whether it ran.  Its record is named
+ * for the uid its directory is judged for: the global one's root, a
+ * per-user one's owner (its file's, when root owns the directory).
+ */
+static void say_once(const struct action_file *f, const struct duress_sig *sig,
+		     const char *state_dir)
+{
+	static const struct duress_sign_opts defaults;
+	enum duress_scope scope = action_scope(f, &defaults);
+	char name[DURESS_ONCE_NAME_SIZE], words[2 * SHOWN_PATH_SIZE];
+	struct stat dir = { .st_uid = 0 }, when;
+	uid_t owner = 0;
+	enum duress_once_state st;
+
+	if (scope == DURESS_SCOPE_USER)
+		owner = fstat(f->dir_fd, &dir) == 0 && dir.st_uid != 0 ? dir.st_uid : f->st.st_uid;
+	state_dir = state_dir ? state_dir : DURESS_STATE_DIR;
+	st = duress_once_state(state_dir, scope, owner, sig, name, &when);
+	say(stdout, f->path, duress_once_words(st, state_dir, name, &when, words, sizeof(words)));
+}
+
+int duress_verify_file(const char *path, const struct duress_password *pw, const char *state_dir)
+{
+	struct duress_sig sig = { .once = false };
 	struct action_file f;
 	char name[NAME_MAX + sizeof(DURESS_SIG_SUFFIX)];
 	char buf[DURESS_SIG_MAX + 1];
@@ -715,9 +816,12 @@ int duress_verify_file(const char *path, const struct duress_password *pw)
 	else if (r < 0)
 		r = (fail(path, "signature cannot be read"), 2);
 	else
-		r = verify_sig(&f, buf, len, pw);
-	close(f.dir_fd);
+		r = verify_sig(&f, buf, len, pw, &sig);
 	if (r != 2)
 		say(stdout, path, r == 0 ? "the password matches" : "no match");
+	/* Only a match says the flag is the signer's. */
+	if (r == 0 && sig.once)
+		say_once(&f, &sig, state_dir);
+	close(f.dir_fd);
 	return r;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "cli/password.h"
+#include "core/once.h"
 #include "core/sig.h"
 
 struct duress_sign_opts {
@@ -20,6 +21,12 @@ struct duress_sign_opts {
 	 * given, those the signature being replaced binds are bound again.
 	 */
 	bool drop_also;
+	/*
+	 * --once: the action runs at its first match only (core/once.h).
+	 * --no-once: at every match.  Neither: as the signature it replaces.
+	 */
+	bool once;
+	bool drop_once;
 	const char *pam_dir;  /* where to find the module line's directories (NULL: /etc/pam.d) */
 	const char *boot_dir; /* the disk-unlock prompt's directory (NULL: DURESS_BOOT_DIR) */
 	const char *dracut_conf; /* dracut's config directory (NULL: DURESS_DRACUT_CONF_DIR) */
@@ -49,5 +56,17 @@ int duress_sign_opts_floor(const struct duress_sign_opts *opts);
 int duress_sign_file(const char *path, const struct duress_password *pw,
 		     const struct duress_sign_opts *opts);
 
-/* 0: the password matches; 1: it does not; 2: error (reported). */
-int duress_verify_file(const char *path, const struct duress_password *pw);
+/*
+ * 0: the password matches; 1: it does not; 2: error (reported).  A once
+ * signature's line also says whether it ran, as its record under state_dir
+ * (NULL: DURESS_STATE_DIR) tells.
+ */
+int duress_verify_file(const char *path, const struct duress_password *pw, const char *state_dir);
+
+/*
+ * What a once signature's record says (core/once.h), in words for `duress
+ * check` and `duress verify`, into buf: whether it ran, when, and the
+ * command that re-arms it.  Returns buf.
+ */
+const char *duress_once_words(enum duress_once_state state, const char *state_dir, const char *name,
+			      const struct stat *when, char *buf, size_t size);
