@@ -50,8 +50,8 @@ int crypto_pwhash(unsigned char *const out, unsigned long long outlen, const cha
  * Every service the tests use.  pam_wrapper copies the service directory
  * once, at the first pam_start(), so all of them are written at setup.
  * Each module line also gets global_dir=<tmp>/global: no test may touch
- * /etc/duress.d, and runner= the build tree's runner (nothing installed is
- * used).  "@T@" stands for the temporary directory.
+ * /etc/duress.d, state_dir=<tmp>/state: nor /var/lib/pam_duress, and runner=
+ * the build tree's runner (nothing installed is used).  "@T@" stands for the temporary directory.
  */
 static const struct service {
 	const char *name;
@@ -111,7 +111,8 @@ static const struct service {
 static const char after_fmt[] =
 	"# pam_duress after pam_unix: the usual stack (SPEC 1)\n"
 	"auth [success=2 default=ignore] pam_unix.so nodelay\n"
-	"auth [success=1 default=ignore] %s global_dir=%s/global runner=%s " WAIT_FOR_SLOTS " %s\n"
+	"auth [success=1 default=ignore] %s global_dir=%s/global state_dir=%s/state runner=%s " WAIT_FOR_SLOTS
+	" %s\n"
 	"auth requisite pam_deny.so\n"
 	"auth required pam_permit.so\n"
 	"account required pam_permit.so\n";
@@ -121,15 +122,15 @@ static const char after_fmt[] =
  * pam_permit then lets a wrong password in); here the module's own answer
  * alone decides whether the login fails.
  */
-static const char alone_fmt[] = "# pam_duress alone: its own return code decides\n"
-				"auth required %s global_dir=%s/global runner=%s " WAIT_FOR_SLOTS
-				" %s\n"
-				"auth required pam_permit.so\n"
-				"account required pam_permit.so\n";
+static const char alone_fmt[] =
+	"# pam_duress alone: its own return code decides\n"
+	"auth required %s global_dir=%s/global state_dir=%s/state runner=%s " WAIT_FOR_SLOTS " %s\n"
+	"auth required pam_permit.so\n"
+	"account required pam_permit.so\n";
 
 static const char before_fmt[] =
 	"# pam_duress before pam_unix (SPEC 4, placement)\n"
-	"auth [success=done default=ignore] %s global_dir=%s/global runner=%s " WAIT_FOR_SLOTS
+	"auth [success=done default=ignore] %s global_dir=%s/global state_dir=%s/state runner=%s " WAIT_FOR_SLOTS
 	" %s\n"
 	"auth required pam_unix.so nodelay try_first_pass\n"
 	"account required pam_permit.so\n";
@@ -419,7 +420,7 @@ static void write_services(void)
 			     s->stack == ALONE  ? alone_fmt :
 			     s->stack == BEFORE ? before_fmt :
 						  after_fmt,
-			     W.module, W.tmp, W.runner, opts);
+			     W.module, W.tmp, W.tmp, W.runner, opts);
 		assert_true(n > 0 && (size_t)n < sizeof(text));
 		pathf(path, "%s/%s", dir, s->name);
 		write_file(path, text, (size_t)n, 0, 0644);
@@ -481,6 +482,7 @@ int world_init(void)
 	signal(SIGALRM, on_alarm);
 	init_users();
 	pathf(W.global, "%s/global", W.tmp);
+	pathf(W.state, "%s/state", W.tmp);
 	for (const char *const *d = (const char *const[]){ "home", "results", "var", NULL }; *d;
 	     d++) {
 		pathf(path, "%s/%s", W.tmp, *d);
@@ -548,6 +550,8 @@ int fresh_test(void **state)
 	}
 	remove_tree(W.global);
 	make_dir(W.global, 0, 0700);
+	/* The module makes it at a once action's first run. */
+	remove_tree(W.state);
 	for (const char *const *d = (const char *const[]){ "shared", "elsewhere", NULL }; *d; d++) {
 		pathf(path, "%s/%s", W.tmp, *d);
 		remove_tree(path);
@@ -613,23 +617,37 @@ static char **env_without_pam_wrapper(void)
 	return env_edited("PAM_WRAPPER", NULL);
 }
 
-/* cheap: the cheapest cost libsodium allows, which keeps valgrind and ASan runs fast. */
-static void sign_action(const char *path, const char *password, const char *also, bool cheap)
+/* How sign_action() signs. */
+struct signing {
+	const char *also; /* --also FILE, or NULL */
+	bool cheap; /* the cheapest cost libsodium allows, which keeps valgrind and ASan fast */
+	bool once;  /* --once */
+};
+
+static void sign_action(const char *path, const char *password, struct signing how)
 {
 	char log[PATH_MAX], file[PATH_MAX], companion[PATH_MAX];
 	char a0[] = "duress", a1[] = "sign", a2[] = "--stdin", a3[] = "--memlimit", a4[] = "8K",
-	     a5[] = "--opslimit", a6[] = "1", a7[] = "--also", weak[] = "--allow-weak-cost";
-	char *const plain[] = { a0, a1, a2, a3, a4, a5, a6, weak, file, NULL };
-	char *const with_also[] = { a0, a1, a2, a3, a4, a5, a6, weak, a7, companion, file, NULL };
-	char *const at_default[] = { a0, a1, a2, file, NULL };
-	char *const *argv = !cheap ? at_default : also ? with_also : plain;
+	     a5[] = "--opslimit", a6[] = "1", a7[] = "--also", weak[] = "--allow-weak-cost",
+	     once[] = "--once";
+	char *argv[16] = { a0, a1, a2 };
+	size_t n = 3;
 	char **envp = env_without_pam_wrapper();
 	int in[2], status = 0;
 	pid_t pid;
 
 	pathf(file, "%s", path);
-	if (also)
-		pathf(companion, "%s", also);
+	if (how.cheap)
+		for (char *const *a = (char *const[]){ a3, a4, a5, a6, weak, NULL }; *a; a++)
+			argv[n++] = *a;
+	if (how.also) {
+		pathf(companion, "%s", how.also);
+		argv[n++] = a7;
+		argv[n++] = companion;
+	}
+	if (how.once)
+		argv[n++] = once;
+	argv[n++] = file;
 	pathf(log, "%s/sign.log", W.tmp);
 	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
 	pid = fork();
@@ -658,17 +676,22 @@ static void sign_action(const char *path, const char *password, const char *also
 
 void action_sign(const char *path, const char *password)
 {
-	sign_action(path, password, NULL, true);
+	sign_action(path, password, (struct signing){ .cheap = true });
 }
 
 void action_sign_also(const char *path, const char *password, const char *also)
 {
-	sign_action(path, password, also, true);
+	sign_action(path, password, (struct signing){ .also = also, .cheap = true });
 }
 
 void action_sign_default(const char *path, const char *password)
 {
-	sign_action(path, password, NULL, false);
+	sign_action(path, password, (struct signing){ .cheap = false });
+}
+
+void action_sign_once(const char *path, const char *password)
+{
+	sign_action(path, password, (struct signing){ .cheap = true, .once = true });
 }
 
 char *cli_output(char *const argv[], int *status)

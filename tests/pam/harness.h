@@ -42,6 +42,7 @@ struct user {
 struct world {
 	char tmp[PATH_MAX];     /* removed at the end */
 	char global[PATH_MAX];  /* global_dir= of every service */
+	char state[PATH_MAX];   /* state_dir= of every service: made by the module */
 	char results[PATH_MAX]; /* this test's results: a fresh 1777 directory */
 	char runs[PATH_MAX];    /* results/runs: one line per action run */
 	const char *module;
@@ -95,6 +96,8 @@ void action_script(const char *dir, const char *name, uid_t uid, const char *pre
 void action_sign(const char *path, const char *password);
 /* The same at the default cost (libsodium INTERACTIVE: 64 MiB, about 60 ms). */
 void action_sign_default(const char *path, const char *password);
+/* The same with --once: the action runs at its first match only. */
+void action_sign_once(const char *path, const char *password);
 /* The same, binding a companion file (duress sign --also). */
 void action_sign_also(const char *path, const char *password, const char *also);
 /*
@@ -207,4 +210,4 @@ struct test_group {
 };
 
 extern const struct test_group basic_group, env_group, root_group, hostile_group, runner_group,
-	elevation_group, privilege_group, isolation_group, timing_group;
+	elevation_group, privilege_group, isolation_group, timing_group, once_group;

@@ -480,7 +480,8 @@ int main(int argc, char **argv)
 {
 	const struct test_group *groups[] = { &basic_group,     &env_group,       &root_group,
 					      &hostile_group,   &runner_group,    &elevation_group,
-					      &privilege_group, &isolation_group, &timing_group };
+					      &privilege_group, &isolation_group, &timing_group,
+					      &once_group };
 	const char *filter = getenv("DURESS_TEST_FILTER");
 	const char *only = argc > 1 ? argv[1] : NULL;
 	int failed = 0, ran = 0;
