@@ -18,6 +18,7 @@
 #include "core/account.h"
 #include "core/boot.h"
 #include "core/escape.h"
+#include "core/once.h"
 #include "core/write.h"
 #include "core/opts.h"
 #include "core/policy.h"
@@ -31,6 +32,7 @@
 #include "cli/leftover.h"
 #include "cli/pamstack.h"
 #include "cli/requires.h"
+#include "cli/signing.h"
 #include "cli/tells.h"
 
 #define MAX_SERVICES 64 /* --service */
@@ -46,6 +48,7 @@ struct check_opts {
 	const char *user;
 	const char *global_dir;  /* NULL: the module line's, or the default */
 	const char *user_dir;    /* NULL: the module line's, or the default */
+	const char *state_dir;   /* NULL: the module line's, or the default */
 	const char *pam_dir;     /* "": the stack is not read */
 	const char *pam_configs; /* where the Debian package's profiles would be */
 	const char *services[MAX_SERVICES];
@@ -92,7 +95,7 @@ static void check_usage(FILE *out)
 	      "                    [--pam-configs-dir DIR] [--global-dir DIR]\n"
 	      "                    [--user-dir TEMPLATE] [--machine laptop|server|auto]\n"
 	      "                    [--boot-dir DIR] [--crypttab FILE] [--initramfs FILE]\n"
-	      "                    [--dracut-conf DIR]\n"
+	      "                    [--dracut-conf DIR] [--state-dir DIR]\n"
 	      "\n"
 	      "Reads the PAM stack of each service and says whether a duress password\n"
 	      "reaches pam_duress.so and logs in; then lists every action of USER's\n"
@@ -128,7 +131,11 @@ static void check_usage(FILE *out)
 	      "                       /boot/initrd.img-RELEASE; with dracut,\n"
 	      "                       /boot/initramfs-RELEASE.img if it exists)\n"
 	      "  --dracut-conf DIR    where a *.conf adding the pam-duress module is looked\n"
-	      "                       for (default " DURESS_DRACUT_CONF_DIR ")\n",
+	      "                       for (default " DURESS_DRACUT_CONF_DIR ")\n"
+	      "  --state-dir DIR      where the records of once actions that ran are\n"
+	      "                       (default: the module line's state_dir=, else\n"
+	      "                       " DURESS_STATE_DIR "): a once action that ran is\n"
+	      "                       NOT ARMED, with the command that arms it again\n",
 	      out);
 }
 
@@ -147,6 +154,7 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 		{ "crypttab", required_argument, NULL, 't' },
 		{ "initramfs", required_argument, NULL, 'i' },
 		{ "dracut-conf", required_argument, NULL, 'r' },
+		{ "state-dir", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -172,6 +180,8 @@ static int parse_check(struct check_opts *o, int argc, char **argv, int *status)
 			o->initramfs = optarg;
 		} else if (opt == 'r') {
 			o->dracut_conf = optarg;
+		} else if (opt == 'S') {
+			o->state_dir = optarg;
 		} else if (opt == 'm' && duress_machine_parse(optarg, &o->machine) == 0) {
 			continue;
 		} else if (opt == 's' && o->n_services < MAX_SERVICES && *optarg &&
@@ -338,13 +348,32 @@ static void report_data_file(const char *path, const char *name, const struct du
 }
 
 /*
+ * An armed once action's words (cli/signing.h), into buf; whether it still
+ * runs at its next match (or only root can tell).
+ */
+static bool once_runs(const struct duress_dir *dir, const struct duress_action *a,
+		      const char *state_dir, char *buf, size_t size)
+{
+	char name[DURESS_ONCE_NAME_SIZE];
+	struct stat when;
+	enum duress_once_state st =
+		duress_once_state(state_dir, dir->scope, dir->owner, &a->sig, name, &when);
+
+	duress_once_words(st, state_dir, name, &when, buf, size);
+	return st == DURESS_ONCE_ARMED || st == DURESS_ONCE_UNKNOWN;
+}
+
+/*
  * Prints one action's line (path already escaped), with its kind first for
  * a boot action; returns whether it is armed, or not, or not readable by
- * the caller.
+ * the caller.  A once action that ran, or whose record cannot be made
+ * under state_dir, is not.
  */
 static enum verdict report_action(const char *path, const struct duress_dir *dir,
-				  const struct duress_action *a, bool legacy_ok, bool boot)
+				  const struct duress_action *a, bool legacy_ok, bool boot,
+				  const char *state_dir)
 {
+	char once[2 * DURESS_ESCAPED_SIZE(PATH_MAX)] = "";
 	char name[DURESS_ESCAPED_SIZE(NAME_MAX)],
 		buf[DURESS_ESCAPED_SIZE(DURESS_SHEBANG_MAX) + 1024];
 	const char *broken = NULL;
@@ -379,7 +408,12 @@ static enum verdict report_action(const char *path, const struct duress_dir *dir
 		printf("%s/%s: %sWILL FAIL: %s\n", path, name, kind, broken);
 		return VERDICT_NOT_ARMED;
 	}
-	printf("%s/%s: %sARMED%s%s%s\n", path, name, kind,
+	if (a->sig.once && state_dir && !once_runs(dir, a, state_dir, once, sizeof(once))) {
+		printf("%s/%s: %sNOT ARMED: %s\n", path, name, kind, once);
+		return VERDICT_NOT_ARMED;
+	}
+	printf("%s/%s: %sARMED%s%s%s%s%s%s\n", path, name, kind, *once ? " (" : "", once,
+	       *once ? ")" : "",
 	       a->legacy ? " (warning: weak legacy .sha256 signature, accepted by legacy_sha256: "
 			   "re-sign with duress sign)" :
 			   "",
@@ -395,7 +429,7 @@ static enum verdict report_action(const char *path, const struct duress_dir *dir
  * returns the number of actions not armed.
  */
 static int report_dir(const char *path, const struct duress_dir *dir, bool legacy_ok,
-		      const char *only, struct tally *tally, bool boot)
+		      const char *only, struct tally *tally, bool boot, const char *state_dir)
 {
 	int bad = 0, listed = 0;
 
@@ -404,7 +438,7 @@ static int report_dir(const char *path, const struct duress_dir *dir, bool legac
 
 		if (only && strcmp(dir->actions[i].name, only) != 0)
 			continue;
-		v = report_action(path, dir, &dir->actions[i], legacy_ok, boot);
+		v = report_action(path, dir, &dir->actions[i], legacy_ok, boot, state_dir);
 		bad += v == VERDICT_NOT_ARMED;
 		tally->unseen += v == VERDICT_UNSEEN;
 		tally->actions += dir->actions[i].skip != DURESS_SKIP_NOT_AN_ACTION;
@@ -545,7 +579,8 @@ static int check_dir(const char *path, enum duress_scope scope, const struct pas
 		duress_dir_free(&dir);
 		return 1;
 	}
-	bad = report_dir(shown, &dir, mo->legacy_sha256, only, tally, boot != NULL);
+	bad = report_dir(shown, &dir, mo->legacy_sha256, only, tally, boot != NULL,
+			 boot ? NULL : mo->state_dir);
 	if (boot) {
 		boot->loaded = true;
 		boot->n_params = dir.n_params;
@@ -1143,6 +1178,8 @@ static int check_dirs(const struct check_opts *o, const struct module_line *m, i
 		mo.user_dir = o->user_dir;
 	if (o->global_dir)
 		mo.global_dir = o->global_dir;
+	if (o->state_dir)
+		mo.state_dir = o->state_dir;
 	if (check_user(o, &mo, bad, tally) < 0)
 		return -1;
 	if (*mo.global_dir)

@@ -277,6 +277,73 @@ echo 'Also-pw-6' | sign --no-also --also "$T/conf/alert.conf" "$F" >/dev/null 2>
 check "--no-also with --also: a usage error, exit 2" test $? -eq 2
 rm -f "$F" "$F.sig"
 
+# --- once (issue 26, item 2) ------------------------------------------------------
+# once_record SIG [SCOPE UID]: the record's name duress check and the module use,
+# computed apart: BLAKE2b-256 of the context, the scope, the uid and the once id.
+once_record() {
+	python3 - "$1" "${2:-u}" "${3:-$(id -u)}" <<'PY'
+import base64, hashlib, sys
+line = open(sys.argv[1]).read()
+oid = line.split("$once=")[1].split("$")[0]
+oid = base64.b64decode(oid + "=" * (-len(oid) % 4))
+who = sys.argv[2].encode() + int(sys.argv[3]).to_bytes(4, "little")
+print(hashlib.blake2b(b"pam_duress once record v1\0" + who + oid, digest_size=32).hexdigest())
+PY
+}
+O=$T/d/once
+new_action "$O"
+out=$(echo 'Once-pw-2' | sign --once "$O" 2>/dev/null)
+check "sign --once: exit 0, and it says once" test $? -eq 0 -a -n "$(grep -F "signed (once.sig, once:" <<<"$out")"
+check "sign --once: the once= field, 16 bytes, before the salt" grep -Eq '^\$duress\$v=1\$m=8,t=1,p=1\$once=[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}\$[A-Za-z0-9+/]{43}$' "$O.sig"
+check "sign without --once: no once= field" test "$(sig_field "$A" 5 | cut -c1-5)" != "once="
+out=$(echo 'Once-pw-2' | duress verify --stdin --state-dir "$T/state" "$O" 2>&1)
+check "verify: a once action's match says it has not run" test $? -eq 0 -a -n "$(grep -F "$O: once: it has not run" <<<"$out")"
+out=$(duress check --pam-dir "" --user-dir "$T/d" --global-dir "" --boot-dir "" --state-dir "$T/state" 2>&1)
+check "check: once, and not run" grep -qF "$O: ARMED (once: it has not run" <<<"$out"
+if [ "$(id -u)" -ne 0 ]; then
+	skip "check and verify as root say that a once action ran (needs root)"
+	skip "check as root: a spent once action is NOT ARMED, and the command re-arms it (needs root)"
+	skip "check as a user cannot tell whether a once action ran (needs root to set up)"
+else
+	mkdir -m 700 "$T/state" "$T/state/once"
+	rec=$T/state/once/$(once_record "$O.sig")
+	touch "$rec"
+	out=$(echo 'Once-pw-2' | duress verify --stdin --state-dir "$T/state" "$O" 2>&1)
+	check "check and verify as root say that a once action ran" grep -qF "$O: once: it ran (" <<<"$out"
+	out=$(duress check --pam-dir "" --user-dir "$T/d" --global-dir "" --boot-dir "" --state-dir "$T/state" 2>&1)
+	check "check as root: a spent once action is NOT ARMED, and the command re-arms it" \
+		test -n "$(grep -F "$O: NOT ARMED: once: it ran (" <<<"$out")" -a -n "$(grep -F "re-arm: sudo rm $rec, or sign it again" <<<"$out")"
+	# nobody's copy of it: a record for nobody's uid, which nobody cannot look up.
+	mkdir -m 700 "$T/nb"
+	cp "$O" "$O.sig" "$T/nb/"
+	chown -R 65534:65534 "$T/nb"
+	touch "$T/state/once/$(once_record "$O.sig" u 65534)"
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$DURESS" check --pam-dir "" --user-dir "$T/nb" --global-dir "" --boot-dir "" --state-dir "$T/state" 2>&1)
+	check "check as a user cannot tell whether a once action ran" grep -qF "$T/nb/once: ARMED (once: whether it has run, only root can tell" <<<"$out"
+	rm -rf "$rec" "$T/nb"
+fi
+# Signed again without --once, it stays once, with a new id (armed again); --no-once drops it.
+old_id=$(sig_field "$O" 5)
+err=$(echo 'Once-pw-2' | sign "$O" 2>&1 >/dev/null)
+check "signed again without --once: still once, a new id, one warning" \
+	test "$(sig_field "$O" 5 | cut -c1-5)" = "once=" -a "$(sig_field "$O" 5)" != "$old_id" -a -n "$(grep -F "warning: no --once given: still once" <<<"$err")"
+err=$(echo 'Once-pw-2' | sign --no-once "$O" 2>&1 >/dev/null)
+check "--no-once: no once= field, no once warning" test "$(sig_field "$O" 5 | cut -c1-5)" != "once=" -a -z "$(grep -F "once" <<<"$err")"
+echo 'Once-pw-2' | sign --once --no-once "$O" >/dev/null 2>&1
+check "--once with --no-once: a usage error, exit 2" test $? -eq 2
+# The flag is under the tag: added or stripped by hand, the password no longer matches.
+echo 'Once-pw-2' | sign "$O" >/dev/null 2>&1
+sed -i 's/p=1\$/p=1$once=AAAAAAAAAAAAAAAAAAAAAA$/' "$O.sig"
+echo 'Once-pw-2' | duress verify --stdin "$O" >/dev/null 2>&1
+check "a once= field added by hand disarms it" test $? -eq 1
+echo 'Once-pw-2' | sign --once "$O" >/dev/null 2>&1
+sed -i 's/\$once=[A-Za-z0-9+/]*\$/$/' "$O.sig"
+echo 'Once-pw-2' | duress verify --stdin "$O" >/dev/null 2>&1
+check "a once= field stripped by hand disarms it" test $? -eq 1
+out=$(duress check --pam-dir "" --user-dir "$T/d" --global-dir "" --boot-dir "" 2>&1)
+check "check cannot tell a stripped flag (no password): it lists the action as plain" grep -qx "$O: ARMED" <<<"$out"
+rm -f "$O" "$O.sig"
+
 # --- help, version, alias --------------------------------------------------------
 # The exit status and the text, each its own assertion (a grep at the end of
 # a pipeline whose status is the first command's would be checked by nobody).

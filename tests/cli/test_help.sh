@@ -52,7 +52,7 @@ out=$($WRAP "$T/duress_sign" --help)
 check "duress_sign --help: exit 0 with sign's help" test $? -eq 0 -a "$out" = "$sign"
 
 help_of verify --help
-check "verify --help: its own usage line" grep -qx "Usage: duress verify \[--stdin\] FILE" <<<"$out"
+check "verify --help: its own usage line" grep -qx "Usage: duress verify \[--stdin\] \[--state-dir DIR\] FILE" <<<"$out"
 check "verify --help: describes --stdin" grep -q -- "^  --stdin" <<<"$out"
 check "verify --help: no option of sign" test "$(grep -c -- "--also\|--memlimit\|--opslimit" <<<"$out")" -eq 0
 check "verify --help: says its exit status" grep -q "^Exit 0 on a match, 1 on no match, 2 on error" <<<"$out"
