@@ -147,6 +147,9 @@ inside() {
 	# Issue 18, item 3: users reach their own directory there, nobody lists the names.
 	check "after install, /var/lib/duress (duress-laptop's user_dir=) is root:root 0711" \
 		test "$(stat -c '%U:%G %a %F' /var/lib/duress 2>/dev/null)" = "root:root 711 directory"
+	# Issue 26: the records of once actions that ran, made at install, not at the first run.
+	check "after install, /var/lib/pam_duress and its once/ (state_dir=) are root:root 0700" \
+		test "$(stat -c '%U:%G %a %F' /var/lib/pam_duress /var/lib/pam_duress/once 2>/dev/null | sort -u)" = "root:root 700 directory"
 	MODFILE=$(dpkg -L libpam-duress | grep '/security/pam_duress\.so$')
 	RUNNER=$(grep -a -o '/[[:print:]]*/session-helper' "$MODFILE" | head -n 1)
 	check "the runner path compiled into the module ($RUNNER) is the installed runner" \
@@ -365,11 +368,15 @@ auth required pam_permit.so" "$LDIR"
 	pam-auth-update --enable duress-laptop >"$LOG" 2>&1
 	check "before purge: duress-laptop enabled" grep -q 'pam_duress\.so user_dir=/var/lib/duress/%u' /etc/pam.d/common-auth
 	cp -p /etc/pam.d/common-auth "$T/private/common-auth.enabled"
+	ONCE_RECORD=/var/lib/pam_duress/once/$(printf '%064d' 0)
+	install -m 0600 /dev/null "$ONCE_RECORD"
 	dpkg -i "$DEB" >"$LOG" 2>&1
 	check_diag "dpkg -i again (an upgrade: prerm upgrade, postinst configure)" "$LOG" \
 		test "$(dpkg-query -W -f '${Status}' libpam-duress 2>/dev/null)" = "install ok installed"
 	check_same "the upgrade keeps the enabled profile: common-auth unchanged" \
 		"$T/private/common-auth.enabled" /etc/pam.d/common-auth
+	check "the upgrade keeps a once action's record: it stays spent" \
+		test "$(stat -c '%U:%G %a' "$ONCE_RECORD" /var/lib/pam_duress/once 2>/dev/null | tr '\n' ' ')" = "root:root 600 root:root 700 "
 	rm -f "/etc/pam.d/$SERVICE"
 	dpkg --purge libpam-duress >"$LOG" 2>&1
 	check_diag "dpkg --purge libpam-duress" "$LOG" \
@@ -385,6 +392,7 @@ auth required pam_permit.so" "$LDIR"
 	check "after purge, the disk-unlock prompt's files and the unit's link are gone" \
 		test -z "$(for f in $boot_files /etc/systemd/system/multi-user.target.wants/unlock-finish.service; do
 			[ ! -e "$f" ] && [ ! -L "$f" ] || echo "$f"; done)"
+	check "after purge, the records of once actions are gone" test ! -e /var/lib/pam_duress
 	check "after purge, a user's actions in /var/lib/duress are still there" \
 		test -f "$LDIR/10-evidence" -a -f "$LDIR/10-evidence.sig"
 	rm -rf "$LDIR"
