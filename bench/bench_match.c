@@ -29,10 +29,18 @@
  * own (slot_dir=), not shared with whatever else the machine runs.
  * Target: ratios 0.97-1.03 (issue 24).
  *
+ * Then once actions (issue 26, item 2), before pam_unix, with the busy
+ * action signed --once in a directory of its own: a real login, a first
+ * duress login (its record removed before, untimed: the action runs) and a
+ * spent one (the record there: nothing runs), interleaved in rotating
+ * order; the ratios of the medians of the rounds' ratios.  As root only
+ * (not root, a once action never runs).
+ *
  * Usage: bench_match MODULE RUNNER DURESS_CLI [PAIRS]
  * (under pam_wrapper and nss_wrapper: meson's benchmark sets LD_PRELOAD)
  */
 #include <crypt.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -115,8 +123,8 @@ static int write_services(const struct bench *b)
 	snprintf(dir, sizeof(dir), "%s/pam.d", b->tmp);
 	snprintf(module_line, sizeof(module_line),
 		 "auth [success=done default=ignore] %s user_dir=%s/.duress global_dir= runner=%s "
-		 "slot_dir=%s/slots\n",
-		 b->module, b->home, b->runner, b->tmp);
+		 "slot_dir=%s/slots state_dir=%s/state\n",
+		 b->module, b->home, b->runner, b->tmp, b->tmp);
 	if (mkdir(dir, 0755) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/other", dir);
@@ -133,26 +141,46 @@ static int write_services(const struct bench *b)
 		 "auth requisite pam_deny.so\nauth required pam_permit.so\n"
 		 "account required pam_permit.so\n",
 		 module_line);
+	if (write_text(path, text, 0644) < 0)
+		return -1;
+	/* The same stack, with the once action's directory. */
+	snprintf(path, sizeof(path), "%s/bench-once", dir);
+	snprintf(text, sizeof(text),
+		 "auth [success=done default=ignore] %s user_dir=%s/.once global_dir= runner=%s "
+		 "slot_dir=%s/slots state_dir=%s/state\n"
+		 "auth [success=1 default=ignore] pam_unix.so nodelay try_first_pass\n"
+		 "auth requisite pam_deny.so\nauth required pam_permit.so\n"
+		 "account required pam_permit.so\n",
+		 b->module, b->home, b->runner, b->tmp, b->tmp);
 	return write_text(path, text, 0644) < 0 || setenv("PAM_WRAPPER_SERVICE_DIR", dir, 1) < 0 ?
 		       -1 :
 		       0;
 }
 
-/* The busy action, signed by the real CLI at the default cost, owned by the account. */
-static int write_action(const struct bench *b, const char *cli)
+/* The busy action in home/subdir, signed by the real CLI at the default cost (with sign_opts). */
+static int write_action_in(const struct bench *b, const char *cli, const char *subdir,
+			   const char *sign_opts)
 {
 	char dir[256], path[512], cmd[2048];
 
-	snprintf(dir, sizeof(dir), "%s/.duress", b->home);
+	snprintf(dir, sizeof(dir), "%s/%s", b->home, subdir);
 	snprintf(path, sizeof(path), "%s/busy", dir);
-	if (mkdir(b->home, 0755) < 0 || mkdir(dir, 0700) < 0 ||
-	    write_text(path, busy_action, 0700) < 0)
+	if (mkdir(dir, 0700) < 0 || write_text(path, busy_action, 0700) < 0)
 		return -1;
 	/* pam_wrapper and nss_wrapper are for this process, not for the CLI. */
 	snprintf(cmd, sizeof(cmd),
-		 "echo '%s' | env -u LD_PRELOAD '%s' sign --stdin '%s' >/dev/null 2>&1", duress_pw,
-		 cli, path);
-	if (system(cmd) != 0)
+		 "echo '%s' | env -u LD_PRELOAD '%s' sign --stdin %s '%s' >/dev/null 2>&1",
+		 duress_pw, cli, sign_opts, path);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The busy action, plain and once, owned by the account. */
+static int write_action(const struct bench *b, const char *cli)
+{
+	char cmd[2048];
+
+	if (mkdir(b->home, 0755) < 0 || write_action_in(b, cli, ".duress", "") < 0 ||
+	    write_action_in(b, cli, ".once", "--once") < 0)
 		return -1;
 	snprintf(cmd, sizeof(cmd), "chown -R %u:%u '%s'", (unsigned)b->uid, (unsigned)b->uid,
 		 b->home);
@@ -239,6 +267,76 @@ static int compare(const char *what, const char *service, const char *user, cons
 	return 0;
 }
 
+/* Removes every once record: the once action runs at its next match again. */
+static int rearm(const struct bench *b)
+{
+	char path[128];
+	struct dirent *de;
+	int r = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/state/once", b->tmp);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	while (r == 0 && (de = readdir(d)))
+		if (de->d_name[0] != '.' && unlinkat(dirfd(d), de->d_name, 0) < 0)
+			r = -1;
+	closedir(d);
+	return r;
+}
+
+enum { REAL, FIRST, SPENT, N_KINDS };
+
+/*
+ * A real login, a first and a spent duress login with a once action, before
+ * pam_unix, in rounds whose order rotates; prints the medians and the
+ * medians of the rounds' ratios.  0, or -1 if an answer was not a login.
+ */
+static int compare_once(const struct bench *b, int rounds)
+{
+	static const char *const names[N_KINDS] = { "real", "first duress", "spent duress" };
+	double t[N_KINDS][PAIRS_MAX], f[N_KINDS][PAIRS_MAX], r_first[PAIRS_MAX], r_spent[PAIRS_MAX],
+		r_spent_first[PAIRS_MAX];
+
+	/* The first record, so that a spent attempt before the first in round 0 is spent. */
+	(void)attempt("bench-once", "bencher", duress_pw);
+	for (int i = 0; i < rounds; i++) {
+		for (int k = 0; k < N_KINDS; k++) {
+			int kind = (i + k) % N_KINDS;
+			struct attempt a;
+
+			if (kind == FIRST && rearm(b) < 0)
+				return -1;
+			a = attempt("bench-once", "bencher", kind == REAL ? real_pw : duress_pw);
+			if (a.result != PAM_SUCCESS) {
+				fprintf(stderr, "bench_match: once: %s: PAM result %d\n",
+					names[kind], a.result);
+				return -1;
+			}
+			t[kind][i] = a.seconds;
+			f[kind][i] = (double)a.children_minflt;
+		}
+		r_first[i] = t[FIRST][i] / t[REAL][i];
+		r_spent[i] = t[SPENT][i] / t[REAL][i];
+		r_spent_first[i] = t[SPENT][i] / t[FIRST][i];
+	}
+	printf("once action, before pam_unix (%d rounds): real %.1f ms, first duress %.1f ms, "
+	       "spent duress %.1f ms (medians)\n",
+	       rounds, bench_median(t[REAL], (size_t)rounds) * 1e3,
+	       bench_median(t[FIRST], (size_t)rounds) * 1e3,
+	       bench_median(t[SPENT], (size_t)rounds) * 1e3);
+	printf("  ratios (medians of the rounds'): first/real %.3f, spent/real %.3f, spent/first "
+	       "%.3f (target 0.97-1.03)\n",
+	       bench_median(r_first, (size_t)rounds), bench_median(r_spent, (size_t)rounds),
+	       bench_median(r_spent_first, (size_t)rounds));
+	printf("  page faults of reaped children per attempt (medians): real %.0f, first %.0f, "
+	       "spent %.0f\n",
+	       bench_median(f[REAL], (size_t)rounds), bench_median(f[FIRST], (size_t)rounds),
+	       bench_median(f[SPENT], (size_t)rounds));
+	return 0;
+}
+
 static int set_up(struct bench *b, const char *cli)
 {
 	strcpy(b->tmp, "/tmp/duress-bench-match.XXXXXX");
@@ -275,6 +373,10 @@ int main(int argc, char **argv)
 	if (r == 0)
 		r = compare("before pam_unix, duress / real password", "bench-before", "bencher",
 			    real_pw, "real", PAM_SUCCESS, pairs);
+	if (r == 0 && geteuid() == 0)
+		r = compare_once(&b, pairs);
+	else if (r == 0)
+		puts("once action: not root, a once action never runs: skipped");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", b.tmp);
 	return system(cmd) == 0 && r == 0 ? 0 : 1;
 }
