@@ -333,6 +333,8 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 {
 	struct scope_run user = { 0 }, global = { 0 };
 	struct scope_run *const runs[N_SCOPES] = { &user, &global };
+	struct duress_dir *const dirs[N_SCOPES] = { &user.dir, &global.dir };
+	const bool rehearse = req->trace && req->trace->rehearse;
 	struct duress_held held = { .release = -1, .done = -1 };
 	struct duress_account *p = NULL;
 	enum duress_outcome out = DURESS_ERROR;
@@ -366,8 +368,7 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	out = judge(m, &p->pw, o, req, &user, &global, lg);
 	/* A spent once action still answers as a match; it only does not run. */
 	if (out != DURESS_NO_MATCH)
-		duress_once_settle((struct duress_dir *const[]){ &user.dir, &global.dir }, N_SCOPES,
-				   o->state_dir, req->trace && req->trace->rehearse, lg);
+		duress_once_settle(dirs, N_SCOPES, o->state_dir, rehearse, lg);
 	/*
 	 * Every attempt that derived starts the runner here, with nothing to
 	 * run if nothing matched: what the login process starts and reaps must
@@ -376,8 +377,12 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	 * nothing (logged).
 	 */
 	if ((derived || out != DURESS_NO_MATCH) &&
-	    start_actions(&user, &global, &p->pw, o, req, lg, &held) < 0 && out != DURESS_NO_MATCH)
+	    start_actions(&user, &global, &p->pw, o, req, lg, &held) < 0 &&
+	    out != DURESS_NO_MATCH) {
 		out = DURESS_ERROR;
+		/* Nothing ran: a once action stays armed. */
+		duress_once_unsettle(dirs, N_SCOPES, o->state_dir, rehearse);
+	}
 	/*
 	 * Before pam_unix, a login this answers skips its hash: pay for it here,
 	 * after the runner started, as pam_unix hashes after a wrong password's

@@ -137,28 +137,71 @@ static void log_held_back(const struct duress_dir *dir, const struct duress_acti
 			     name);
 }
 
-void duress_once_settle(struct duress_dir *const *dirs, size_t n, const char *state_dir, bool dry,
-			const struct duress_log *lg)
+/* Calls fn for each matched once action of dirs; *fd opened (create) at the first. */
+static void each_matched_once(
+	struct duress_dir *const *dirs, size_t n, const char *state_dir, bool create, int *fd,
+	void (*fn)(int fd, struct duress_dir *dir, struct duress_action *a, void *data), void *data)
 {
-	int fd = -EBADF;
 	bool opened = false;
 
+	*fd = -EBADF;
 	for (size_t d = 0; d < n; d++) {
 		for (size_t i = 0; dirs[d] && i < dirs[d]->n_actions; i++) {
 			struct duress_action *a = &dirs[d]->actions[i];
-			int r;
 
 			if (!a->matched || !a->sig.once)
 				continue;
 			if (!opened)
-				fd = geteuid() == 0 ? duress_once_open(state_dir, !dry) : -EPERM;
+				*fd = geteuid() == 0 ? duress_once_open(state_dir, create) : -EPERM;
 			opened = true;
-			r = may_run(fd, dirs[d], a, dry);
-			a->spent = r != 1;
-			if (a->spent)
-				log_held_back(dirs[d], a, r, lg);
+			fn(*fd, dirs[d], a, data);
 		}
 	}
+}
+
+struct settling {
+	bool dry;
+	const struct duress_log *lg;
+};
+
+static void settle_one(int fd, struct duress_dir *dir, struct duress_action *a, void *data)
+{
+	const struct settling *s = data;
+	int r = may_run(fd, dir, a, s->dry);
+
+	a->spent = r != 1;
+	if (a->spent)
+		log_held_back(dir, a, r, s->lg);
+}
+
+void duress_once_settle(struct duress_dir *const *dirs, size_t n, const char *state_dir, bool dry,
+			const struct duress_log *lg)
+{
+	struct settling s = { .dry = dry, .lg = lg };
+	int fd;
+
+	each_matched_once(dirs, n, state_dir, !dry, &fd, settle_one, &s);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void unsettle_one(int fd, struct duress_dir *dir, struct duress_action *a, void *data)
+{
+	char name[DURESS_ONCE_NAME_SIZE];
+
+	(void)data;
+	if (fd < 0 || a->spent)
+		return;
+	duress_once_name(dir->scope, dir->owner, &a->sig, name);
+	(void)unlinkat(fd, name, 0);
+}
+
+void duress_once_unsettle(struct duress_dir *const *dirs, size_t n, const char *state_dir, bool dry)
+{
+	int fd = -EBADF;
+
+	if (!dry)
+		each_matched_once(dirs, n, state_dir, false, &fd, unsettle_one, NULL);
 	if (fd >= 0)
 		close(fd);
 }

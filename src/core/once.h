@@ -69,3 +69,11 @@ enum duress_once_state duress_once_state(const char *state_dir, enum duress_scop
  */
 void duress_once_settle(struct duress_dir *const *dirs, size_t n, const char *state_dir, bool dry,
 			const struct duress_log *lg);
+
+/*
+ * Takes back the records duress_once_settle() made (not with dry, which
+ * made none): the runner that was to run those actions did not start, so
+ * they did not run, and stay armed.
+ */
+void duress_once_unsettle(struct duress_dir *const *dirs, size_t n, const char *state_dir,
+			  bool dry);

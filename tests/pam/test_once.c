@@ -228,11 +228,30 @@ static void state_dir_unsafe(void **state)
 	assert_int_equal(records(path), 0);
 }
 
+/*
+ * A runner that cannot start fails the login and runs nothing: the once
+ * action keeps no record, and runs at the next match.
+ */
+static void no_runner_keeps_armed(void **state)
+{
+	char path[PATH_MAX];
+
+	(void)state;
+	require_root("records are root's");
+	once_action(U(ALICE)->dir, "first", U(ALICE)->uid, U(ALICE)->duress);
+	assert_int_not_equal(auth_quick("no-runner", "alice", U(ALICE)->duress), PAM_SUCCESS);
+	expect_runs(NONE, false);
+	assert_int_equal(records(path), 0);
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_SUCCESS);
+	expect_runs(RUNS("first"), false);
+	assert_int_equal(records(path), 1);
+}
+
 #define T(f) cmocka_unit_test_setup(f, fresh_test)
 
 static const struct CMUnitTest tests[] = {
-	T(runs_once),   T(deny_runs_once),      T(spent_logs_as_real),
-	T(record_kept), T(records_per_account), T(state_dir_unsafe),
+	T(runs_once),           T(deny_runs_once),   T(spent_logs_as_real),    T(record_kept),
+	T(records_per_account), T(state_dir_unsafe), T(no_runner_keeps_armed),
 };
 
 const struct test_group once_group = { "pam_once", tests, sizeof(tests) / sizeof(tests[0]) };
