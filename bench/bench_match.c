@@ -115,46 +115,47 @@ static int write_accounts(const struct bench *b)
 											      0;
 }
 
-/* The two services and other, in a directory pam_wrapper reads instead of /etc/pam.d. */
+/* What follows the module line before pam_unix: pam_unix try_first_pass, then the answer. */
+#define UNIX_AFTER                                                             \
+	"auth [success=1 default=ignore] pam_unix.so nodelay try_first_pass\n" \
+	"auth requisite pam_deny.so\nauth required pam_permit.so\n"            \
+	"account required pam_permit.so\n"
+
+/* dir/name: the module line, reading home/subdir, then rest. */
+static int write_service(const struct bench *b, const char *dir, const char *name,
+			 const char *subdir, const char *rest)
+{
+	char path[256], text[2048];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(text, sizeof(text),
+		 "auth [success=done default=ignore] %s user_dir=%s/%s global_dir= runner=%s "
+		 "slot_dir=%s/slots state_dir=%s/state\n%s",
+		 b->module, b->home, subdir, b->runner, b->tmp, b->tmp, rest);
+	return write_text(path, text, 0644);
+}
+
+/*
+ * The services and other, in a directory pam_wrapper reads instead of
+ * /etc/pam.d: the module alone, and before pam_unix with the plain action
+ * (.duress) and with the once one (.once).
+ */
 static int write_services(const struct bench *b)
 {
-	char dir[128], path[256], text[2048], module_line[1024];
+	char dir[128], path[256];
 
 	snprintf(dir, sizeof(dir), "%s/pam.d", b->tmp);
-	snprintf(module_line, sizeof(module_line),
-		 "auth [success=done default=ignore] %s user_dir=%s/.duress global_dir= runner=%s "
-		 "slot_dir=%s/slots state_dir=%s/state\n",
-		 b->module, b->home, b->runner, b->tmp, b->tmp);
 	if (mkdir(dir, 0755) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/other", dir);
-	if (write_text(path, "auth required pam_deny.so\naccount required pam_deny.so\n", 0644) < 0)
+	if (write_text(path, "auth required pam_deny.so\naccount required pam_deny.so\n", 0644) <
+		    0 ||
+	    write_service(b, dir, "bench-only", ".duress",
+			  "auth requisite pam_deny.so\naccount required pam_permit.so\n") < 0 ||
+	    write_service(b, dir, "bench-before", ".duress", UNIX_AFTER) < 0 ||
+	    write_service(b, dir, "bench-once", ".once", UNIX_AFTER) < 0)
 		return -1;
-	snprintf(path, sizeof(path), "%s/bench-only", dir);
-	snprintf(text, sizeof(text),
-		 "%sauth requisite pam_deny.so\naccount required pam_permit.so\n", module_line);
-	if (write_text(path, text, 0644) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/bench-before", dir);
-	snprintf(text, sizeof(text),
-		 "%sauth [success=1 default=ignore] pam_unix.so nodelay try_first_pass\n"
-		 "auth requisite pam_deny.so\nauth required pam_permit.so\n"
-		 "account required pam_permit.so\n",
-		 module_line);
-	if (write_text(path, text, 0644) < 0)
-		return -1;
-	/* The same stack, with the once action's directory. */
-	snprintf(path, sizeof(path), "%s/bench-once", dir);
-	snprintf(text, sizeof(text),
-		 "auth [success=done default=ignore] %s user_dir=%s/.once global_dir= runner=%s "
-		 "slot_dir=%s/slots state_dir=%s/state\n"
-		 "auth [success=1 default=ignore] pam_unix.so nodelay try_first_pass\n"
-		 "auth requisite pam_deny.so\nauth required pam_permit.so\n"
-		 "account required pam_permit.so\n",
-		 b->module, b->home, b->runner, b->tmp, b->tmp);
-	return write_text(path, text, 0644) < 0 || setenv("PAM_WRAPPER_SERVICE_DIR", dir, 1) < 0 ?
-		       -1 :
-		       0;
+	return setenv("PAM_WRAPPER_SERVICE_DIR", dir, 1) < 0 ? -1 : 0;
 }
 
 /* The busy action in home/subdir, signed by the real CLI at the default cost (with sign_opts). */

@@ -544,6 +544,12 @@ int mkdir(const char *path, mode_t mode)
 	return FAULT(mkdir) ? fail(ENOSPC) : real_mkdir(path, mode);
 }
 
+int mkdirat(int dir, const char *path, mode_t mode)
+{
+	REAL(mkdirat);
+	return FAULT(mkdirat) ? fail(ENOSPC) : real_mkdirat(dir, path, mode);
+}
+
 int memfd_create(const char *name, unsigned flags)
 {
 	REAL(memfd_create);

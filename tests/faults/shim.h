@@ -25,7 +25,7 @@
 #define DURESS_FAULT_FUNCTIONS(X) \
 	X(open) X(openat) X(read) X(pread) X(write) X(close) X(close_range) X(dup) X(dup2) \
 	X(fcntl) X(fstat) X(fstatfs) X(fdopendir) X(readdir) X(closedir) \
-	X(fopen) X(fgets) X(fclose) X(flock) X(mkdir) X(memfd_create) X(pipe2) X(poll) \
+	X(fopen) X(fgets) X(fclose) X(flock) X(mkdir) X(mkdirat) X(memfd_create) X(pipe2) X(poll) \
 	X(nanosleep) X(clock_gettime) \
 	X(waitpid) X(execve) X(fexecve) X(fork) X(_Fork) \
 	X(getpwnam_r) X(getpwuid_r) X(getgrnam_r) X(getspnam_r) X(getgrouplist) \

@@ -7,7 +7,7 @@
  * code.
  *
  * For one scenario (argv[1]: wrong, real, duress-user, duress-global,
- * locked), in both placements (or in the one argv[2] names: the sanitizer
+ * duress-once, locked), in both placements (or in the one argv[2] names: the sanitizer
  * step's cut, tests/faults/meson.build): a clean login counts every call each role
  * makes (shim.h); then each of those calls is failed in turn, one login per
  * fault, each in a fresh fork of this process.  Every login must:
@@ -23,7 +23,9 @@
  *
  * A duress login that returns PAM_SUCCESS although its action never ran is
  * counted: acceptable when the fault came after the runner took over (its
- * first process had exited 0: the login cannot know), a failure before.
+ * first process had exited 0: the login cannot know), or for a once action
+ * that left no record (one that cannot be made does not run: at most
+ * once), a failure otherwise.
  *
  * Output: TAP, one line per (scenario, placement, role/function).
  */
@@ -85,6 +87,12 @@ static const struct scenario scenarios[] = {
 	  true,
 	  { "after-wait", "before-wait" } },
 	{ "duress-global", "alice", FW.global_duress, true, true, true, { "after", "before" } },
+	/*
+	 * Issue 26: a once action, armed again before each login.  Its record
+	 * made, it runs; a record that cannot be made keeps it from running
+	 * while the login succeeds (at most once): allowed when no record is left.
+	 */
+	{ "duress-once", "alice", FW.once_duress, true, true, true, { "after", "before" } },
 	/* Locked in shadow ("!" hash): the actions run, the login fails (SPEC 4). */
 	{ "locked", "carol", FW.carol_duress, false, false, true, { "after", "before" } },
 };
@@ -399,6 +407,7 @@ struct result {
 	bool fired;
 	int fired_role;
 	bool after_runner; /* the fault came after the runner had taken over */
+	bool record;       /* a once action's record was left */
 	char leftovers[TEXT_MAX];
 };
 
@@ -441,6 +450,7 @@ static void run_login(const struct scenario *sc, int placement, int role, int fn
 		unsetenv("DURESS_FAULT");
 	}
 	(void)unlink(FW.evidence);
+	(void)fault_world_records(true);
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
@@ -451,6 +461,7 @@ static void run_login(const struct scenario *sc, int placement, int role, int fn
 	/* What the login left (it is dead, so it is ours now): allowed to end, then killed. */
 	reap_all(hang_bound(RUNNER_BOUND_S), res->leftovers, "process");
 	res->out = *OUT;
+	res->record = fault_world_records(false) > 0;
 	res->fired = atomic_load(&COUNTS->fired) != 0;
 	res->fired_role = role;
 	res->after_runner = role == FAULT_ROLE_WORKER || role == FAULT_ROLE_CHAIN ||
@@ -462,7 +473,9 @@ static void run_login(const struct scenario *sc, int placement, int role, int fn
 /* --- judging ------------------------------------------------------------------ */
 
 struct tally {
-	unsigned calls, unfired, logged_in, refused, restore_exits, silent_after, failures;
+	unsigned calls, unfired, logged_in, refused, restore_exits, silent_after, unrecorded,
+		failures;
+	char note[96];
 	char detail[4 * TEXT_MAX];
 };
 
@@ -515,6 +528,8 @@ static void judge(const struct scenario *sc, const struct result *r, struct tall
 	if (success && sc->acts && !r->out.evidence) {
 		if (r->after_runner)
 			t->silent_after++;
+		else if (sc->password == FW.once_duress && !r->record)
+			t->unrecorded++;
 		else
 			append(v, "PAM_SUCCESS but the action never ran, and the fault came before "
 				  "the runner took over");
@@ -584,11 +599,21 @@ static void note_failure(struct tally *t, const char *role, const char *fn, unsi
 			 used ? "\n" : "", role, fn, n, v);
 }
 
+/* ", N without the once action (no record could be made)", or "", in t->note. */
+static const char *once_note(struct tally *t)
+{
+	t->note[0] = '\0';
+	if (t->unrecorded)
+		snprintf(t->note, sizeof(t->note),
+			 ", %u without the once action (no record could be made)", t->unrecorded);
+	return t->note;
+}
+
 /* How many times a login is run before a call that never came counts as such. */
 #define FIRE_TRIES 3
 
 struct totals {
-	unsigned long injections, restore_exits, silent_after, failures;
+	unsigned long injections, restore_exits, silent_after, unrecorded, failures;
 };
 
 /* Fails each of the calls of role/fn in turn; one TAP line. */
@@ -620,9 +645,10 @@ static void fail_each_call(const struct scenario *sc, int placement, int role, i
 	}
 	tap(t.failures == 0 && t.unfired == 0,
 	    "%s/%s %s/%s: %u calls failed one at a time: %u logged in, %u refused, "
-	    "%u restore exits, %u logged in without the action (after the runner took over)%s",
+	    "%u restore exits, %u logged in without the action (after the runner took over)%s%s",
 	    sc->name, placement_names[placement], rname, fname, calls, t.logged_in, t.refused,
-	    t.restore_exits, t.silent_after, t.unfired ? ", SOME CALLS NEVER CAME" : "");
+	    t.restore_exits, t.silent_after, once_note(&t),
+	    t.unfired ? ", SOME CALLS NEVER CAME" : "");
 	if (t.unfired)
 		printf("#   %u of the %u calls counted in the clean login never came: the logins "
 		       "are not the same every time\n",
@@ -632,6 +658,7 @@ static void fail_each_call(const struct scenario *sc, int placement, int role, i
 	all->injections += calls;
 	all->restore_exits += t.restore_exits;
 	all->silent_after += t.silent_after;
+	all->unrecorded += t.unrecorded;
 	all->failures += t.failures;
 }
 
@@ -819,7 +846,7 @@ int main(int argc, char **argv)
 	double start = now();
 
 	if (!sc || only == N_PLACEMENTS)
-		bail("usage: test_faults wrong|real|duress-user|duress-global|locked "
+		bail("usage: test_faults wrong|real|duress-user|duress-global|duress-once|locked "
 		     "[after|before [role/function:N]]");
 	if (geteuid() != 0) {
 		printf("1..0 # SKIP fault injection needs root (identity switches, global actions)\n");
@@ -842,9 +869,10 @@ int main(int argc, char **argv)
 	printf("1..%u\n", tap_count);
 	if (argc <= 3)
 		printf("# %s: %lu injections in %.1f s: %lu restore exits, %lu logins with no action "
-		       "after the runner took over, %lu failures\n",
+		       "after the runner took over, %lu with no once action (no record), "
+		       "%lu failures\n",
 		       sc->name, all.injections, now() - start, all.restore_exits, all.silent_after,
-		       all.failures);
+		       all.unrecorded, all.failures);
 	fault_world_destroy();
 	return any_failed ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 #include "tests/faults/world.h"
 
 #include <crypt.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -125,12 +126,19 @@ static void write_accounts(void)
 
 extern char **environ;
 
-/* Signs with the real CLI at libsodium's lowest cost; no PAM_WRAPPER* in its environment. */
-static void sign(const char *path, const char *password)
+/*
+ * Signs with the real CLI at libsodium's lowest cost (with once, --once);
+ * no PAM_WRAPPER* in its environment.
+ */
+static void sign(const char *path, const char *password, bool once)
 {
 	char a0[] = "duress", a1[] = "sign", a2[] = "--stdin", a3[] = "--memlimit", a4[] = "8K",
-	     a5[] = "--opslimit", a6[] = "1", weak[] = "--allow-weak-cost", file[PATH_MAX];
-	char *const argv[] = { a0, a1, a2, a3, a4, a5, a6, weak, file, NULL };
+	     a5[] = "--opslimit", a6[] = "1", weak[] = "--allow-weak-cost", o[] = "--once",
+	     file[PATH_MAX];
+	/* With once, --once before the file. */
+	char *const argv[] = {
+		a0, a1, a2, a3, a4, a5, a6, weak, once ? o : file, once ? file : NULL, NULL
+	};
 	char *envp[256];
 	size_t n = 0;
 	int in[2], status = 0;
@@ -163,15 +171,16 @@ static void sign(const char *path, const char *password)
 		bail("duress sign %s failed (status %d)", path, status);
 }
 
-/* dir/name: a script that records who it ran for in the evidence file, signed. */
-static void add_action(const char *dir, const char *name, uid_t uid, const char *password)
+/* dir/name: a script that records who it ran for in the evidence file, signed (once: --once). */
+static void add_action(const char *dir, const char *name, uid_t uid, const char *password,
+		       bool once)
 {
 	char path[PATH_MAX], text[PATH_MAX + 64];
 
 	snprintf(text, sizeof(text), "#!/bin/sh\necho \"$PAM_USER\" >>'%s'\n", FW.evidence);
 	pathf(path, "%s/%s", dir, name);
 	write_file(path, text, uid, 0700);
-	sign(path, password);
+	sign(path, password, once);
 }
 
 static void add_user_dir(const char *user, uid_t uid, const char *password)
@@ -182,7 +191,7 @@ static void add_user_dir(const char *user, uid_t uid, const char *password)
 	pathf(dir, "%s/.duress", home);
 	make_dir(home, uid, 0755);
 	make_dir(dir, uid, 0700);
-	add_action(dir, "act", uid, password);
+	add_action(dir, "act", uid, password, false);
 }
 
 /*
@@ -226,14 +235,15 @@ static void write_services(void)
 		{ "after-wait", false, " wait=5" },
 		{ "before-wait", true, " wait=5" },
 	};
-	char dir[PATH_MAX], path[PATH_MAX], opts[3 * PATH_MAX], text[5 * PATH_MAX];
+	char dir[PATH_MAX], path[PATH_MAX], opts[4 * PATH_MAX + 128], text[6 * PATH_MAX];
 
 	pathf(dir, "%s/services", FW.tmp);
 	make_dir(dir, 0, 0755);
 	for (size_t i = 0; i < sizeof(services) / sizeof(services[0]); i++) {
 		snprintf(opts, sizeof(opts),
-			 "global_dir=%s/global runner=%s slot_dir=%s/slots max_derivations=2%s",
-			 FW.tmp, FW.runner, FW.tmp, services[i].extra);
+			 "global_dir=%s/global runner=%s slot_dir=%s/slots max_derivations=2 "
+			 "state_dir=%s/state%s",
+			 FW.tmp, FW.runner, FW.tmp, FW.tmp, services[i].extra);
 		service_text(text, sizeof(text), services[i].before, opts);
 		pathf(path, "%s/%s", dir, services[i].name);
 		write_file(path, text, 0, 0644);
@@ -269,6 +279,7 @@ void fault_world_init(void)
 	random_password(FW.carol_duress, "locked-duress");
 	random_password(FW.global_duress, "global-duress");
 	random_password(FW.wrong, "wrong");
+	random_password(FW.once_duress, "once-duress");
 	pathf(path, "%s/results", FW.tmp);
 	make_dir(path, 0, 01777);
 	pathf(FW.evidence, "%s/ran", path);
@@ -279,9 +290,12 @@ void fault_world_init(void)
 	write_accounts();
 	add_user_dir("alice", ALICE_UID, FW.alice_duress);
 	add_user_dir("carol", CAROL_UID, FW.carol_duress);
+	pathf(path, "%s/home/alice/.duress", FW.tmp);
+	add_action(path, "once-act", ALICE_UID, FW.once_duress, true);
+	pathf(FW.records, "%s/state/once", FW.tmp);
 	pathf(path, "%s/global", FW.tmp);
 	make_dir(path, 0, 0700);
-	add_action(path, "global-act", 0, FW.global_duress);
+	add_action(path, "global-act", 0, FW.global_duress, false);
 	write_services();
 	/* UID_MIN and UID_MAX as Debian's, without its 400 lines of comments (shim.c). */
 	pathf(path, "%s/login.defs", FW.tmp);
@@ -290,6 +304,20 @@ void fault_world_init(void)
 	setenv("DURESS_FAULT_COUNTS", FW.counts, 1);
 	setenv("DURESS_FAULT_MODULE", FW.module, 1);
 	setenv("DURESS_FAULT_RUNNER", FW.runner, 1);
+}
+
+unsigned fault_world_records(bool remove)
+{
+	DIR *d = opendir(FW.records);
+	struct dirent *de;
+	unsigned n = 0;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && !(remove && unlinkat(dirfd(d), de->d_name, 0) == 0))
+			n++;
+	if (d)
+		closedir(d);
+	return n;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

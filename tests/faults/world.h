@@ -20,15 +20,19 @@ struct fault_world {
 	char evidence[PATH_MAX]; /* what an action writes: removed before each login */
 	char log[PATH_MAX];      /* the PAM process's stderr (pam_wrapper's syslog lines) */
 	char counts[PATH_MAX];   /* the shim's shared counters */
+	char records[PATH_MAX];  /* state_dir=/once: the records of once actions that ran */
 	const char *module, *runner, *cli;
 	char alice_real[PASSWORD_MAX], alice_duress[PASSWORD_MAX];
 	char carol_duress[PASSWORD_MAX], global_duress[PASSWORD_MAX], wrong[PASSWORD_MAX];
+	char once_duress[PASSWORD_MAX]; /* alice's once action's (duress sign --once) */
 };
 
 extern struct fault_world FW;
 
 /* Builds the world and points the wrappers at it (bails out if it cannot). */
 void fault_world_init(void);
+/* How many once records there are; with remove, removes them (arming the once action again). */
+unsigned fault_world_records(bool remove);
 /* Removes it (DURESS_TEST_KEEP=1 keeps it and says where). */
 void fault_world_destroy(void);
 
