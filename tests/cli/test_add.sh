@@ -25,7 +25,7 @@ example() { # example NAME CONTENT [CONFIG]
 }
 
 mkdir -p "$EX" "$T/pam"
-echo "auth sufficient pam_duress.so user_dir=$T/%u" >"$T/pam/common-auth"
+echo "auth sufficient pam_duress.so user_dir=$T/%u state_dir=$T/state" >"$T/pam/common-auth"
 echo "@include common-auth" >"$T/pam/login"
 DEMO='#!/bin/sh
 # Summary: a demo action for the tests
@@ -108,6 +108,15 @@ check "refusals changed nothing" test "$(cat "$TD/demo" "$TD/demo.conf" "$TD/dem
 out=$(echo "$PW" | add demo --stdin --force --set GREETING=forced 2>/dev/null)
 check "--force: exit 0 and ARMED" test $? -eq 0 -a -n "$(grep -x "$TD/demo: ARMED" <<<"$out")"
 check "--force: the new config replaced the edited one" test "$(grep -c '^GREETING=' "$TD/demo.conf")" -eq 1
+# Issue 26: --once goes to sign; the check line says it has not run.
+out=$(echo "$PW" | add plain --stdin --once 2>/dev/null)
+check "add --once: exit 0, and the check line says once, not run" \
+	test $? -eq 0 -a -n "$(grep -xF "$TD/plain: ARMED (once: it has not run; it runs at its next match, then no more)" <<<"$out")"
+check "add --once: the signature has the once= field" grep -q 'p=1\$once=' "$TD/plain.sig"
+rm -f "$TD/plain" "$TD/plain.sig"
+err=$(echo "$PW" | add plain --stdin --once --boot --boot-dir "$T/boot" 2>&1 >/dev/null)
+check "add --once --boot: a usage error, exit 2, nothing installed" \
+	test $? -eq 2 -a -n "$(grep -F "not for a boot action" <<<"$err")" -a ! -e "$T/boot/plain"
 
 err=$(echo "$PW" | add noconfig --stdin 2>&1 >/dev/null)
 check "no CONFIG= line: exit 1" test $? -eq 1
