@@ -260,13 +260,17 @@ static void print_actions(struct rehearsal *r, const struct duress_dir *dir, boo
 			continue;
 		shown_n++;
 		shown(a->name, name, sizeof(name));
-		if (a->matched)
+		if (a->matched && a->spent)
+			printf("  %s: matches, but it is once and does not run (it ran before, or "
+			       "its record cannot be made)\n",
+			       name);
+		else if (a->matched)
 			printf("  %s: matches\n", name);
 		else if (a->skip == DURESS_SKIP_NONE)
 			printf("  %s: armed, another password\n", name);
 		else
 			printf("  %s: skipped: %s\n", name, duress_skip_reason(a->skip));
-		if (a->matched && r->jobs) {
+		if (a->matched && !a->spent && r->jobs) {
 			struct job *j = &r->jobs[r->n_jobs++];
 
 			*j = (struct job){ .uid = dir->owner, .global = global };
@@ -277,12 +281,13 @@ static void print_actions(struct rehearsal *r, const struct duress_dir *dir, boo
 		printf("  no actions\n");
 }
 
+/* The matched actions that will run: not a spent once one. */
 static size_t count_matches(const struct duress_dir *dir)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; dir && i < dir->n_actions; i++)
-		n += dir->actions[i].matched;
+		n += dir->actions[i].matched && !dir->actions[i].spent;
 	return n;
 }
 
@@ -322,7 +327,9 @@ static void checked(const struct duress_trace_report *rep, void *data)
 	r->no_memory = n && !r->jobs;
 	print_scope(r, &rep->user, false);
 	print_scope(r, &rep->global, true);
-	if (n == 0)
+	if (n == 0 && rep->outcome != DURESS_NO_MATCH)
+		printf("no action runs: each one that matches is once, and does not run\n");
+	else if (n == 0)
 		printf("no action matches this password\n");
 	else if (r->o->rehearse)
 		printf("rehearsing %zu action%s (DURESS_REHEARSE=1)\n", n, n == 1 ? "" : "s");

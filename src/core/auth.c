@@ -365,10 +365,12 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 		log_check_error(r, lg);
 		goto out;
 	}
+	/*
+	 * A spent once action still answers as a match; it only does not run.
+	 * Before judge(), which hands a trace what will run.
+	 */
+	duress_once_settle(dirs, N_SCOPES, o->state_dir, rehearse, lg);
 	out = judge(m, &p->pw, o, req, &user, &global, lg);
-	/* A spent once action still answers as a match; it only does not run. */
-	if (out != DURESS_NO_MATCH)
-		duress_once_settle(dirs, N_SCOPES, o->state_dir, rehearse, lg);
 	/*
 	 * Every attempt that derived starts the runner here, with nothing to
 	 * run if nothing matched: what the login process starts and reaps must

@@ -21,7 +21,7 @@ chmod 1777 "$T/out"
 chmod 700 "$T/global"
 printf 'root:x:0:0:root:/root:/bin/sh\nalice:%s:%s:%s:Alice:%s:/bin/sh\n' "$hash" "$uid" "$gid" "$T/home/alice" >"$T/passwd"
 printf 'root:x:0:\nalice:x:%s:\n' "$gid" >"$T/group"
-printf 'auth [success=2 default=ignore] pam_unix.so nodelay\nauth [success=1 default=ignore] %s global_dir=%s runner=%s\nauth requisite pam_deny.so\nauth required pam_permit.so\naccount required pam_permit.so\n' "$MODULE" "$T/global" "$RUNNER" >"$T/pam.d/duress-test"
+printf 'auth [success=2 default=ignore] pam_unix.so nodelay\nauth [success=1 default=ignore] %s global_dir=%s runner=%s state_dir=%s\nauth requisite pam_deny.so\nauth required pam_permit.so\naccount required pam_permit.so\n' "$MODULE" "$T/global" "$RUNNER" "$T/state" >"$T/pam.d/duress-test"
 printf 'auth required pam_deny.so\naccount required pam_deny.so\n' >"$T/pam.d/other"
 mkdir -m 700 "$T/home/alice/.duress"
 D=$T/home/alice/.duress
@@ -39,6 +39,8 @@ printf '#!/bin/sh\ntouch %s/out/edited\n' "$T" >"$D/edited"
 printf '#!/bin/sh\ntouch %s/out/other\n' "$T" >"$D/other"
 # slow: writes after duress test's bound, then leaves a mark (SIGPIPE would stop it first).
 printf '#!/bin/sh\nsleep 3\necho slow says late\ntouch %s/out/slow\n' "$T" >"$D/slow"
+# once1: signed --once (issue 26); it records its runs as mark does.
+printf '#!/bin/sh\nid -u >> %s/out/ran\n' "$T" >"$D/once1"
 # A hostile name: a newline and an escape sequence must reach no terminal raw.
 evil=$'evil\n\e[31mname'
 printf '#!/bin/sh\nprintf "evil prints \\033[2J\\n"\n' >"$D/$evil"
@@ -46,6 +48,7 @@ chmod 700 "$D"/*
 "$DURESS" sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$D/mark" "$D/fail3" "$D/edited" "$D/$evil" <<<"Duress-pw-2" >/dev/null 2>&1
 "$DURESS" sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$D/other" <<<"Other-pw-4" >/dev/null 2>&1
 "$DURESS" sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost "$D/slow" <<<"Slow-pw-5" >/dev/null 2>&1
+"$DURESS" sign --stdin --memlimit 8K --opslimit 1 --allow-weak-cost --once "$D/once1" <<<"Once-pw-6" >/dev/null 2>&1
 echo 'echo changed' >>"$D/edited"
 chown -R "$uid:$gid" "$T/home/alice"
 
@@ -204,6 +207,35 @@ check "wrong password: no action ran" nothing_ran
 
 run_test 'Real-pw-1' other
 check "another service (pam_deny): refused" test $rc -eq 1
+
+# Issue 26: a once action.  A rehearsal runs it and leaves no record; the
+# first real run records it; the next says it does not run, and logs in.
+# Not as root the module cannot keep a record: it never runs.
+spent_line="  once1: matches, but it is once and does not run (it ran before, or its record cannot be made)"
+rm -f "$T/out/ran"
+if [ "$(id -u)" -eq 0 ]; then
+	run_test 'Once-pw-6' duress-test --rehearse
+	check "once, rehearsed: it runs, and no record is made" \
+		test -n "$(grep -x "  once1: matches" <<<"$out")" -a -n "$(grep -x "rehearsing 1 action (DURESS_REHEARSE=1)" <<<"$out")" -a -z "$(ls -A "$T/state/once" 2>/dev/null)"
+	actions_settled 15 "$RUNNER"
+	rm -f "$T/out/ran"
+	run_test 'Once-pw-6'
+	check "once, first run: it runs for real, and its record is made" \
+		test -n "$(grep -x "running 1 action for real" <<<"$out")" -a "$(ls -A "$T/state/once" | wc -l)" -eq 1
+	check "once, first run: it ran" ran_as "$uid"
+	actions_settled 15 "$RUNNER"
+	rm -f "$T/out/ran"
+else
+	skip "once, rehearsed: it runs, and no record is made (needs root)"
+	skip "once, first run: it runs for real, and its record is made (needs root)"
+	skip "once, first run: it ran (needs root)"
+fi
+run_test 'Once-pw-6'
+echo "$out" | sed "s/^/# /"
+check "once, spent: the login would succeed" test $rc -eq 0 -a -n "$(grep -x "result: the login would succeed" <<<"$out")"
+check "once, spent: says that it does not run, and that nothing runs" \
+	test -n "$(grep -xF "$spent_line" <<<"$out")" -a -n "$(grep -x "no action runs: each one that matches is once, and does not run" <<<"$out")"
+check "once, spent: nothing ran" nothing_ran
 
 # Issue 18, item 5: a misspelt option makes the line inert, and duress test says so.
 sed 's/pam_duress.so /pam_duress.so servces=duress-test /' "$T/pam.d/duress-test" >"$T/pam.d/misspelt"
