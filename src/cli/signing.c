@@ -755,8 +755,9 @@ const char *duress_once_words(enum duress_once_state state, const char *state_di
 			 "root's: run this as root)");
 	else if (state == DURESS_ONCE_BROKEN)
 		snprintf(buf, size,
-			 "once: %s or its once/ is not root's alone (mode 0700): no record can be "
-			 "made there, so it does not run; fix: make both root's, mode 0700",
+			 "once: %s or its once/ cannot be used (each must be a directory of "
+			 "root's, mode 0700, not a symlink): no record can be made there, so it "
+			 "does not run; fix: make both so",
 			 dir);
 	if (state != DURESS_ONCE_SPENT)
 		return buf;

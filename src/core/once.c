@@ -76,18 +76,17 @@ enum duress_once_state duress_once_state(const char *state_dir, enum duress_scop
 					 char ret_name[DURESS_ONCE_NAME_SIZE], struct stat *when)
 {
 	int fd = duress_once_open(state_dir, false);
-	int r = fd;
+	int r;
 
 	duress_once_name(scope, owner, sig, ret_name);
 	/* Missing: the module makes it at the first run. */
 	if (fd == -ENOENT)
 		return DURESS_ONCE_ARMED;
-	if (fd == -EPERM)
+	/* What root cannot open, the module cannot either; a user cannot open root's. */
+	if (fd < 0)
 		return geteuid() == 0 ? DURESS_ONCE_BROKEN : DURESS_ONCE_UNKNOWN;
-	if (fd >= 0) {
-		r = duress_once_spent(fd, ret_name, when);
-		close(fd);
-	}
+	r = duress_once_spent(fd, ret_name, when);
+	close(fd);
 	return r < 0 ? DURESS_ONCE_UNKNOWN : r ? DURESS_ONCE_SPENT : DURESS_ONCE_ARMED;
 }
 

@@ -46,7 +46,7 @@ enum duress_once_state {
 	DURESS_ONCE_ARMED,   /* no record: it runs at its next match */
 	DURESS_ONCE_SPENT,   /* it ran: it does not run again */
 	DURESS_ONCE_UNKNOWN, /* only root can read the records */
-	DURESS_ONCE_BROKEN,  /* the state directory is not root's alone: it will not run */
+	DURESS_ONCE_BROKEN,  /* root cannot use the state directory: it will not run */
 };
 
 /*
