@@ -326,6 +326,65 @@ static enum duress_outcome judge(const int m[N_SCOPES], const struct passwd *pw,
 	return out;
 }
 
+/* req->user's account into *p; 0, -ENOENT (no such account, not logged) or -errno. */
+static int look_up(const struct duress_request *req, struct duress_account **p,
+		   const struct duress_log *lg)
+{
+	int r = duress_getpw(req->user, 0, p);
+
+	if (r == 0 && !*p)
+		r = -EIO;
+	if (r < 0 && r != -ENOENT) {
+		errno = -r;
+		duress_log(lg, LOG_ERR, "cannot look up user %s: %m", req->user);
+	}
+	return r;
+}
+
+/*
+ * Loads both directories and checks the password against them: m[] the
+ * matches of each, *derived whether any key was derived.  Both are always
+ * checked: the work must not depend on a match.  0 or -errno.
+ */
+static int check_password(struct scope_run *const runs[N_SCOPES], const struct passwd *pw,
+			  const struct duress_opts *o, const struct duress_request *req,
+			  const struct duress_log *lg, int m[N_SCOPES], bool *derived)
+{
+	int r = load_user(runs[SCOPE_USER], o, pw, lg);
+
+	if (r == 0)
+		r = load_global(runs[SCOPE_GLOBAL], o, lg);
+	if (r == 0)
+		r = check_scopes(runs, o, req, lg, m, derived);
+	return r;
+}
+
+int duress_password_taken(const struct duress_opts *o, const struct duress_request *req,
+			  const struct duress_log *lg)
+{
+	struct scope_run user = { 0 }, global = { 0 };
+	struct scope_run *const runs[N_SCOPES] = { &user, &global };
+	struct duress_account *p = NULL;
+	int m[N_SCOPES] = { 0 }, r;
+	bool derived = false;
+
+	r = look_up(req, &p, lg);
+	if (r == 0)
+		r = check_password(runs, &p->pw, o, req, lg, m, &derived);
+	if (r < 0 && r != -ENOENT) {
+		errno = -r;
+		duress_log(lg, LOG_ERR,
+			   "cannot check a new password against the duress actions: %m");
+	}
+	scope_free(&user);
+	scope_free(&global);
+	free(p);
+	/* No such account here: nothing of its own to collide with. */
+	if (r == -ENOENT)
+		return 0;
+	return r < 0 ? r : m[SCOPE_USER] + m[SCOPE_GLOBAL] > 0;
+}
+
 enum duress_outcome duress_authenticate(const struct duress_opts *o,
 					const struct duress_request *req,
 					const struct duress_log *lg)
@@ -338,21 +397,13 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	int m[N_SCOPES] = { 0 }, r;
 	bool derived = false;
 
-	r = duress_getpw(req->user, 0, &p);
+	r = look_up(req, &p, lg);
 	/* pam_unix answers at once for a name that is not an account: so do we. */
 	if (r == -ENOENT)
 		return DURESS_UNKNOWN_USER;
-	if (r < 0 || !p) {
-		errno = -r;
-		duress_log(lg, LOG_ERR, "cannot look up user %s: %m", req->user);
+	if (r < 0)
 		return DURESS_ERROR;
-	}
-	/* Both directories are always checked: the work must not depend on a match. */
-	r = load_user(&user, o, &p->pw, lg);
-	if (r == 0)
-		r = load_global(&global, o, lg);
-	if (r == 0)
-		r = check_scopes(runs, o, req, lg, m, &derived);
+	r = check_password(runs, &p->pw, o, req, lg, m, &derived);
 	/* No slot came free: as for a wrong password, never a login. */
 	if (r == -ETIMEDOUT) {
 		out = DURESS_NO_MATCH;
