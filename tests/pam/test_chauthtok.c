@@ -8,6 +8,7 @@
 #include "harness.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <security/pam_appl.h>
 
@@ -87,8 +88,12 @@ static void login_options_do_not_matter(void **state)
 	expect_runs(NONE, false);
 }
 
-/* A changed action no longer matches at a login: its password is free again. */
-static void disarmed_action_frees_the_password(void **state)
+/*
+ * A changed action does not run at a login, but its signature is still
+ * the password's: put back, it would match again.  A removed signature
+ * frees the password.
+ */
+static void disarmed_action_keeps_its_password(void **state)
 {
 	char path[PATH_MAX];
 
@@ -96,6 +101,10 @@ static void disarmed_action_frees_the_password(void **state)
 	action_add(U(ALICE)->dir, "act", U(ALICE)->uid, U(ALICE)->duress);
 	pathf(path, "%s/act", U(ALICE)->dir);
 	write_file(path, "#!/bin/sh\nexit 1\n", 17, U(ALICE)->uid, 0700);
+	assert_int_equal(auth_quick("after", "alice", U(ALICE)->duress), PAM_AUTH_ERR);
+	expect_refused("after", "alice", U(ALICE)->duress);
+	pathf(path, "%s/act.sig", U(ALICE)->dir);
+	assert_int_equal(unlink(path), 0);
 	expect_accepted("after", "alice", U(ALICE)->duress);
 	expect_runs(NONE, false);
 }
@@ -118,7 +127,7 @@ static void global_password_refused(void **state)
 static const struct CMUnitTest tests[] = {
 	T(user_duress_password_refused),
 	T(login_options_do_not_matter),
-	T(disarmed_action_frees_the_password),
+	T(disarmed_action_keeps_its_password),
 	T(global_password_refused),
 };
 
