@@ -29,7 +29,8 @@
 #      keeps the saved real keyring; `decoy-keyring restore` brings it back
 #      and a real login unlocks it as before.
 #   4. No decoy prepared, a decoy that is not a keyring: exit 1, one line
-#      saying so, nothing moved.
+#      saying so, nothing moved; a session bus but no gdbus: exit 1, one
+#      line; as root: refused.
 #
 #   test_decoy_keyring.sh DURESS MODULE EXAMPLES_DIR
 #
@@ -209,12 +210,12 @@ check "... lookup finds the real secret" test "$(lookup account mail)" = RealSec
 rm -f "$D/noop" "$D/noop.sig"
 # shellcheck disable=SC2016 # the procedure's own variables
 PREPARE='set -eu
-d=$(mktemp -d)
-mkdir -m 700 "$d/run"
-IFS= read -r pw
+d=$(mktemp -d) && mkdir -m 700 "$d/run"
 XDG_DATA_HOME=$d XDG_RUNTIME_DIR=$d/run dbus-run-session -- sh -c '\''
-	printf %s "$1" | gnome-keyring-daemon --unlock --daemonize --components=secrets >/dev/null
-	printf %s DecoySecret-3 | secret-tool store --label=Mail account mail'\'' sh "$pw"
+	IFS= read -r pw
+	printf %s "$pw" | gnome-keyring-daemon --unlock --daemonize --components=secrets >/dev/null
+	unset pw
+	printf %s DecoySecret-3 | secret-tool store --label=Mail account mail'\''
 mkdir -p -m 700 "$1"
 cp "$d/keyrings/login.keyring" "$1/decoy.keyring"
 rm -rf "$d"'
@@ -238,7 +239,7 @@ check "... signed with its config (--also)" test "$(bound_to "$D/decoy-keyring.s
 
 # A rehearsal, as the runner runs actions: a line a step, nothing changed.
 run_action() { # run_action [ARG]: the installed action as the runner runs it; rc, $T/out, $T/err
-	(cd / && as_alice env PAM_USER=alice PAM_SERVICE=keyring-test PAM_TYPE=auth \
+	(cd / && as_alice env ${ACTION_PATH:+PATH=$ACTION_PATH} PAM_USER=alice PAM_SERVICE=keyring-test PAM_TYPE=auth \
 		${REHEARSE:+DURESS_REHEARSE=$REHEARSE} sh "$D/decoy-keyring" "$@" </dev/null >"$T/out" 2>"$T/err")
 	rc=$?
 }
@@ -328,6 +329,19 @@ as_alice sh -c 'echo not a keyring >"$1"' sh "$D/.keyring/decoy.keyring"
 run_action
 check "a decoy that is not a keyring file: exit 1, nothing moved" \
 	test "$rc" -eq 1 -a -f "$K/login.keyring" -a ! -e "$STASH/login.keyring"
+# A session bus, but no gdbus to ask it whether a daemon holds the real
+# keyring: the swap is done, and the action says it could not tell.
+mv "$T/decoy.off" "$D/.keyring/decoy.keyring"
+mkdir "$T/nogdbus"
+for tool in sh id head mkdir mv cp rm timeout; do ln -s "$(command -v "$tool")" "$T/nogdbus/$tool"; done
+start_bus || setup_failed "a session bus (dbus-daemon)"
+ACTION_PATH=$T/nogdbus run_action
+check "a session bus and no gdbus: exit 1" test "$rc" -eq 1
+check_why "... one line saying it cannot tell" "$(diag <"$T/err")" \
+	test "$(cat "$T/err")" = "decoy-keyring: no gdbus (libglib2.0-bin): cannot tell whether a keyring daemon on $R/bus still holds the real keyring"
+check "... the files swapped all the same" cmp -s "$T/saved/login.keyring" "$STASH/login.keyring"
+run_action restore
+end_session
 if [ "$(id -u)" -eq 0 ]; then
 	(cd / && env -i PATH=/usr/bin:/bin HOME=/root sh "$D/decoy-keyring" </dev/null >"$T/out" 2>"$T/err")
 	check "as root: refused, exit 1" test $? -eq 1 -a -n "$(grep -F "per-user action only" "$T/err")"
