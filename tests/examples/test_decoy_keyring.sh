@@ -342,6 +342,15 @@ check_why "... one line saying it cannot tell" "$(diag <"$T/err")" \
 check "... the files swapped all the same" cmp -s "$T/saved/login.keyring" "$STASH/login.keyring"
 run_action restore
 end_session
+# Only user.keystore saved (a first duress login where there was no
+# login.keyring): a real file is saved all the same, and no move may
+# overwrite it.
+# shellcheck disable=SC2016 # $1 belongs to the inner shell
+as_alice sh -c 'echo saved >"$1"' sh "$STASH/user.keystore"
+before=$(sums)
+run_action
+check "only user.keystore saved: exit 0, nothing moved or overwritten" test "$rc" -eq 0 -a "$(sums)" = "$before"
+rm -f "$STASH/user.keystore"
 if [ "$(id -u)" -eq 0 ]; then
 	(cd / && env -i PATH=/usr/bin:/bin HOME=/root sh "$D/decoy-keyring" </dev/null >"$T/out" 2>"$T/err")
 	check "as root: refused, exit 1" test $? -eq 1 -a -n "$(grep -F "per-user action only" "$T/err")"
