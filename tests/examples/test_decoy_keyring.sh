@@ -24,8 +24,8 @@
 #      keyring is reachable, locked or not; the real files are in the stash
 #      byte for byte.  Both with no daemon running (a fresh login) and with
 #      the real session's daemon still running (it is asked to lock).
-#   3. Rehearsal (DURESS_REHEARSE=1) of the swap and of the restore: a line
-#      a step, nothing changed; a second duress login before any restore
+#   3. Rehearsal (DURESS_REHEARSE=1) of the swap (also through `duress test
+#      --rehearse`) and of the restore: a line a step, nothing changed; a second duress login before any restore
 #      keeps the saved real keyring; `decoy-keyring restore` brings it back
 #      and a real login unlocks it as before.
 #   4. No decoy prepared, a decoy that is not a keyring: exit 1, one line
@@ -253,6 +253,17 @@ want+=$'\n'"decoy-keyring: would lock the login keyring of the keyring daemon ru
 check_why "rehearsal: one line a step" "$(diag <"$T/out")" test "$(cat "$T/out")" = "$want"
 check "rehearsal: nothing changed" test "$(sums)" = "$before"
 check "rehearsal: the running keyring still unlocked" test "$(locked)" = "(<false>,)"
+
+# duress test --rehearse: the same lines, through the module's own check and
+# the real runner, as the owner rehearses it.
+as_alice env LD_PRELOAD="${DURESS_PRELOAD_ASAN:+$DURESS_PRELOAD_ASAN }libpam_wrapper.so libnss_wrapper.so" \
+	PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$T/pam.d" "$DURESS" test --rehearse --stdin \
+	--service keyring-test --pam-dir "$T/pam.d" alice <<<"$DURESS_PW" >"$T/rehearse.out" 2>&1
+check_diag "duress test --rehearse: the decoy-keyring matches" "$T/rehearse.out" \
+	grep -qx "  decoy-keyring: matches" "$T/rehearse.out"
+check_diag "... its rehearsal's lines, the lock included" "$T/rehearse.out" \
+	test "$(grep "^decoy-keyring: would " "$T/rehearse.out")" = "$want"
+check "... nothing changed" test "$(sums)" = "$before"
 
 # decoy_unlocked WHEN: the assertions of a duress login with the example.
 decoy_unlocked() {
