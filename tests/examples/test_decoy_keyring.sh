@@ -22,8 +22,9 @@
 #      the decoy, prepared as docs/examples.md says, is unlocked with no
 #      prompt, lookup finds the decoy's secret, and nothing of the real
 #      keyring is reachable, locked or not; the real files are in the stash
-#      byte for byte.  Both with no daemon running (a fresh login) and with
-#      the real session's daemon still running (it is asked to lock).
+#      byte for byte.  With no daemon running (a fresh login), with the
+#      real session's daemon still running (it is asked to lock), and at a
+#      screen unlock of the real session (authenticate only).
 #   3. Rehearsal (DURESS_REHEARSE=1) of the swap (also through `duress test
 #      --rehearse`) and of the restore: a line a step, nothing changed; a second duress login before any restore
 #      keeps the saved real keyring; `decoy-keyring restore` brings it back
@@ -92,15 +93,22 @@ USER_ENV=(PATH=/usr/bin:/bin HOME="$H" USER=alice LOGNAME=alice XDG_RUNTIME_DIR=
 AS_ALICE=(env -i "${USER_ENV[@]}")
 [ "$(id -u)" -ne 0 ] || AS_ALICE=(setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "${AS_ALICE[@]}")
 as_alice() { "${AS_ALICE[@]}" "$@"; }
-# login PASSWORD: a login on the stack above (authenticate, open_session);
-# its output in $T/login.out.
-login() {
+# pam PASSWORD OPERATION...: pamtester on the stack above; its output in
+# $T/login.out.
+pam() {
 	printf '%s\n' "$1" | env LD_PRELOAD="${DURESS_PRELOAD_ASAN:+$DURESS_PRELOAD_ASAN }libpam_wrapper.so libnss_wrapper.so" \
 		PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$T/pam.d" NSS_WRAPPER_PASSWD="$T/passwd" \
-		NSS_WRAPPER_GROUP="$T/group" timeout "$(bound 60)" pamtester keyring-test alice authenticate open_session \
+		NSS_WRAPPER_GROUP="$T/group" timeout "$(bound 60)" pamtester keyring-test alice "${@:2}" \
 		>"$T/login.out" 2>&1
 }
+# login PASSWORD: a login (authenticate, open_session).
+login() { pam "$1" authenticate open_session; }
+# unlock PASSWORD: a screen unlock: authenticate only, from a program of the
+# running session (its XDG_RUNTIME_DIR is where pam_gnome_keyring's auth part
+# finds the running daemon, and unlocks the login keyring through it).
+unlock() { XDG_RUNTIME_DIR=$R pam "$1" authenticate; }
 logged_in() { grep -q "successfully opened a session" "$T/login.out"; }
+accepted() { grep -q "successfully authenticated" "$T/login.out"; }
 
 # --- a session: its bus, its keyring daemon ------------------------------------
 BUS_PID=
@@ -268,7 +276,7 @@ check "... nothing changed" test "$(sums)" = "$before"
 # decoy_unlocked WHEN: the assertions of a duress login with the example.
 decoy_unlocked() {
 	local out
-	check_diag "$1: the duress password logs in" "$T/login.out" logged_in
+	check_diag "$1: the duress password is accepted" "$T/login.out" accepted
 	check "$1: the real login.keyring is in the stash, byte for byte" cmp -s "$T/saved/login.keyring" "$STASH/login.keyring"
 	[ ! -f "$T/saved/user.keystore" ] ||
 		check "$1: ... and user.keystore" cmp -s "$T/saved/user.keystore" "$STASH/user.keystore"
@@ -323,7 +331,11 @@ end_session
 run_action restore
 session "$REAL"
 check "restored again: a real login unlocks the real keyring" test "$(lookup kind real-only)" = RealOnly-2
+# The real session's screen locked, unlocked with the duress password.
+unlock "$DURESS_PW"
+decoy_unlocked "screen unlock, the real daemon running"
 end_session
+run_action restore
 
 # --- 4. failures ---------------------------------------------------------------
 before=$(sums)
