@@ -36,8 +36,9 @@
 #   test_decoy_keyring.sh DURESS MODULE EXAMPLES_DIR
 #
 # Nothing is added to the machine's /etc (nss_wrapper, pam_wrapper); the
-# buses are killed with the test (setpriv --pdeathsig), and each keyring
-# daemon exits with its bus (and is ended by PID at the end otherwise).
+# buses die with the test (setpriv --pdeathsig), the keyring daemons with
+# their bus, by PID at the end, or by a watchdog's hand once a SIGKILL has
+# ended the test.
 set -u
 DURESS=$(realpath "$1")
 MODULE=$(realpath "$2")
@@ -123,16 +124,18 @@ start_bus() {
 	BUS_PID=$!
 	wait_for 10 test -S "$R/bus"
 }
-# daemons: the PIDs of the keyring daemons of this test's account (their
-# HOME, from pam_gnome_keyring, is this test's).
+# daemons: the PIDs of what runs with this test's account's HOME (the
+# keyring daemons, whose HOME pam_gnome_keyring set, and any client left).
 daemons() { grep -lzx "HOME=$H" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3; }
 no_daemon() { [ -z "$(daemons)" ]; }
 # end_session: the bus ends, and with it the daemon; by PID if it lingers.
 end_session() {
 	local p
-	[ -z "$BUS_PID" ] || kill "$BUS_PID" 2>/dev/null
-	wait "$BUS_PID" 2>/dev/null
-	BUS_PID=
+	if [ -n "$BUS_PID" ]; then
+		kill "$BUS_PID" 2>/dev/null
+		wait "$BUS_PID" 2>/dev/null
+		BUS_PID=
+	fi
 	wait_for 10 no_daemon && return 0
 	for p in $(daemons); do kill -KILL "$p" 2>/dev/null; done
 }
