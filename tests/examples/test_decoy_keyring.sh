@@ -222,7 +222,7 @@ rm -f "$D/noop" "$D/noop.sig"
 # shellcheck disable=SC2016 # the procedure's own variables
 PREPARE='set -eu
 d=$(mktemp -d) && mkdir -m 700 "$d/run"
-XDG_DATA_HOME=$d XDG_RUNTIME_DIR=$d/run dbus-run-session -- sh -c '\''
+env -u GNOME_KEYRING_CONTROL XDG_DATA_HOME=$d XDG_RUNTIME_DIR=$d/run dbus-run-session -- sh -c '\''
 	IFS= read -r pw
 	printf %s "$pw" | gnome-keyring-daemon --unlock --daemonize --components=secrets >/dev/null
 	unset pw
