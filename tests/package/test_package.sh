@@ -623,7 +623,7 @@ check "ships the man pages duress(1), duress_sign(1), pam_duress(8)" \
 check "ships README.md and SECURITY.md in /usr/share/doc/libpam-duress" \
 	ships /usr/share/doc/libpam-duress/README.md.gz /usr/share/doc/libpam-duress/SECURITY.md.gz
 check "ships the example actions, executable, where duress add looks (/usr/share/pam_duress/examples)" \
-	sh -c 'for e in alert net-down hide luks-wipe self-uninstall; do
+	sh -c 'for e in alert net-down hide luks-wipe self-uninstall decoy-keyring; do
 		grep -qxF "/usr/share/pam_duress/examples/$e" "$1" && grep -qxF "/usr/share/pam_duress/examples/$e.conf" "$1" || exit 1
 	done; dpkg-deb -c "$2" | grep -q "^-rwxr-xr-x .*/usr/share/pam_duress/examples/alert$"' sh "$T/contents" "$DEB"
 check "ships /usr/share/doc/libpam-duress/examples, a relative link to them" \
