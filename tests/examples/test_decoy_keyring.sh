@@ -33,7 +33,13 @@
 #      saying so, nothing moved; a session bus but no gdbus: exit 1, one
 #      line; as root: refused.
 #
-#   test_decoy_keyring.sh DURESS MODULE EXAMPLES_DIR
+#   test_decoy_keyring.sh DURESS MODULE EXAMPLES_DIR CACHE
+#
+# pam_gnome_keyring.so is the system's when libpam-gnome-keyring is
+# installed; else Debian's package is fetched once (apt-get download, the
+# version of the installed gnome-keyring) into CACHE and unpacked there:
+# installing it would run pam-auth-update and change the machine's PAM
+# stack, so tools/deps.sh does not.
 #
 # Nothing is added to the machine's /etc (nss_wrapper, pam_wrapper); the
 # buses die with the test (setpriv --pdeathsig), the keyring daemons with
@@ -43,6 +49,7 @@ set -u
 DURESS=$(realpath "$1")
 MODULE=$(realpath "$2")
 EXAMPLES=$(realpath "$3")
+CACHE=$4
 RUNNER=$(readlink -f "$(dirname "$MODULE")/session-helper")
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/lib/tap.sh
@@ -52,11 +59,29 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 missing=$(missing_tools gnome-keyring-daemon secret-tool dbus-daemon dbus-run-session gdbus pamtester setpriv openssl)
 [ -z "$missing" ] || skip_all "missing:$missing (tools/deps.sh check installs them)"
+# fetch_keyring_module: Debian's libpam-gnome-keyring, of the installed
+# gnome-keyring's version, unpacked in $CACHE/root (once; a lock serializes
+# two runs).
+fetch_keyring_module() {
+	local v
+	v=$(dpkg-query -W -f '${Version}' gnome-keyring 2>/dev/null) || return 1
+	mkdir -p "$CACHE" && (
+		flock 9 || exit 1
+		[ ! -e "$CACHE/$v.done" ] || exit 0
+		rm -rf "$CACHE/root" "$CACHE"/*.deb
+		cd "$CACHE" && { apt-get download -q "libpam-gnome-keyring=$v" ||
+			apt-get download -q libpam-gnome-keyring; } >"$CACHE/download.log" 2>&1 &&
+			dpkg-deb -x libpam-gnome-keyring_*.deb root && : >"$CACHE/$v.done"
+	) 9>"$CACHE/.lock"
+}
 found=
 for d in /lib/*/security /usr/lib/*/security /usr/lib64/security /lib/security; do
 	[ ! -e "$d/pam_gnome_keyring.so" ] || found=$d/pam_gnome_keyring.so
 done
-[ -n "$found" ] || skip_all "missing: pam_gnome_keyring.so (Debian: libpam-gnome-keyring)"
+if [ -z "$found" ] && fetch_keyring_module; then
+	found=$(find "$CACHE/root" -name pam_gnome_keyring.so | head -n 1)
+fi
+[ -n "$found" ] || skip_all "missing: pam_gnome_keyring.so (libpam-gnome-keyring: not installed, and apt-get download failed; see $CACHE/download.log)"
 
 if [ "$(id -u)" -eq 0 ]; then uid=20026 gid=20026; else uid=$(id -u) gid=$(id -g); fi
 REAL=$(random_password)
@@ -80,10 +105,10 @@ auth [success=2 default=ignore] pam_unix.so nodelay
 auth [success=1 default=ignore] $MODULE global_dir=$T/none runner=$RUNNER wait=10
 auth requisite pam_deny.so
 auth required pam_permit.so
-auth optional pam_gnome_keyring.so
+auth optional $found
 account required pam_permit.so
 session optional pam_env.so readenv=1 user_readenv=0 conffile=$T/pam_env.conf
-session optional pam_gnome_keyring.so auto_start
+session optional $found auto_start
 EOF
 chown -R "$uid:$gid" "$H" "$R"
 
