@@ -10,6 +10,8 @@
  * directory derived at once, beside their sum one after the other.
  * Then what the actions' sizes and costs make a wrong password cost
  * (size_and_cost_cells(), issue 24 item 8), and what a match adds.
+ * And the password stack's check of a new password (issue 26), taken and
+ * not, beside a failed login's time.
  *
  * Usage: bench_auth PATH/TO/duress
  */
@@ -81,6 +83,32 @@ static double median_ms(const struct duress_opts *o, const char *user)
 
 		if (one_check(o, user) != DURESS_NO_MATCH) {
 			fprintf(stderr, "bench: unexpected outcome\n");
+			exit(1);
+		}
+		t[i] = bench_now_ms() - start;
+	}
+	return bench_median(t, RUNS);
+}
+
+/*
+ * The median time of duress_password_taken() (pam_sm_chauthtok's check
+ * of a new password, which starts nothing) for new_pw, whose answer must
+ * be want.
+ */
+static double change_ms(const struct duress_opts *o, const char *user, const char *new_pw, int want)
+{
+	struct duress_log lg = { 0 };
+	struct duress_request req = { .user = user,
+				      .password = new_pw,
+				      .password_len = strlen(new_pw),
+				      .items = { .user = user, .service = "passwd" } };
+	double t[RUNS];
+
+	for (int i = 0; i < RUNS; i++) {
+		double start = bench_now_ms();
+
+		if (duress_password_taken(o, &req, &lg) != want) {
+			fprintf(stderr, "bench: unexpected answer of the password change check\n");
 			exit(1);
 		}
 		t[i] = bench_now_ms() - start;
@@ -313,6 +341,15 @@ int main(int argc, char **argv)
 	printf("10 actions: median %.1f ms per failed login (%d runs)\n", t10, RUNS);
 	printf("10 actions: peak memory of one check %ld KiB\n", peak_kib(&o, pw->pw_name));
 	printf("ratio 10/1: %.2f\n", t10 / t1);
+	o.user_dir = one;
+	t = change_ms(&o, pw->pw_name, password, 1);
+	printf("password change, 1 action, the duress password (refused): median %.1f ms, "
+	       "%.2f x a failed login\n",
+	       t, t / t1);
+	t = change_ms(&o, pw->pw_name, "another-new-password", 0);
+	printf("password change, 1 action, another password (taken): median %.1f ms, "
+	       "%.2f x a failed login\n",
+	       t, t / t1);
 	kdf = derivation_ms();
 	printf("one Argon2id at the default cost: median %.1f ms\n", kdf);
 	o.user_dir = none;

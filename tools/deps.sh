@@ -24,7 +24,11 @@
 #           it): its systemd-cryptsetup and password agents go in the image
 #   check   make check: the test suites, sanitizers, valgrind, static
 #           analysis, the root end-to-end tests, the Debian and RPM package
-#           tests, the VM boot test; includes all the others
+#           tests, the VM boot test; includes all the others.  For the
+#           decoy-keyring example's test, the real GNOME keyring daemon,
+#           secret-tool, gdbus and dbus-daemon; not its PAM module, whose
+#           package would run pam-auth-update and change this machine's PAM
+#           stack: the test fetches and unpacks it (apt-get download)
 # Quiet when everything is already there.  As root it installs what is missing
 # (apt-get update first, only then); otherwise it prints the command to run
 # and exits 1.
@@ -53,6 +57,7 @@ cracklib-runtime xxd sudo
 lintian rpm
 curl wget iproute2 cryptsetup-bin coreutils
 cpio initramfs-tools-core
+gnome-keyring libsecret-tools libglib2.0-bin dbus-daemon
 "
 BOOT="
 qemu-system-x86 initramfs-tools cryptsetup-initramfs cryptsetup-bin

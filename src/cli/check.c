@@ -1121,6 +1121,50 @@ static const char *boot_dir_of(const struct check_opts *o)
 	return dir;
 }
 
+/* Whether e is a line that runs pam_unix.so (by basename). */
+static bool is_unix(const struct duress_pam_entry *e)
+{
+	const char *slash = e->module ? strrchr(e->module, '/') : NULL;
+
+	return !e->broken && !e->substack && e->module &&
+	       strcmp(slash ? slash + 1 : e->module, "pam_unix.so") == 0;
+}
+
+/*
+ * The passwd service's password stack, where there is one: a pam_duress.so
+ * line must come before pam_unix's, or a new real password can be a duress
+ * password (docs/configuration.md, Changing a password).  What check cannot
+ * tell is whether a real password already is one: that needs the password.
+ * One WARN line, or nothing.
+ */
+static void check_password_stack(const struct stack_report *rep)
+{
+	struct duress_pam_stack s;
+	bool guarded = false;
+
+	if (duress_pam_load(&s, rep->pam_dir, "passwd") == 0 && s.service_file) {
+		for (size_t i = 0; i < s.n; i++) {
+			const struct duress_pam_entry *e = &s.entries[i];
+
+			if (e->type != DURESS_PAM_PASSWORD || e->other)
+				continue;
+			if (duress_pam_is_duress(e))
+				guarded = true;
+			if (duress_pam_is_duress(e) || is_unix(e))
+				break;
+		}
+		if (!guarded)
+			printf("service passwd: WARN: no pam_duress.so password line before pam_unix: "
+			       "passwd can set a duress password as the real one (then every login "
+			       "before pam_unix runs the actions); fix: %s (docs/configuration.md, "
+			       "Changing a password)\n",
+			       rep->debian_profile ?
+				       "sudo pam-auth-update --enable duress-password" :
+				       "add 'password requisite pam_duress.so' before pam_unix");
+	}
+	duress_pam_free(&s);
+}
+
 /*
  * Each service's line; -1 when the PAM directory cannot be listed.  Without
  * --service, a boot-only setup (no service has the module, the boot
@@ -1163,6 +1207,8 @@ static int check_stack(struct stack_report *rep, const struct check_opts *o)
 		free(found[i]);
 	for (size_t i = 0; rep->laptop && i < rep->n_after; i++)
 		duress_tell_after_placement(rep->after[i], rep->debian_profile);
+	if (rep->n_lines > 0)
+		check_password_stack(rep);
 	return 0;
 }
 

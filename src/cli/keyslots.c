@@ -185,7 +185,17 @@ static void report_slots(const char *prefix, const char *shown, char *text)
 	unsigned slots, preferred;
 
 	count_slots(text, &slots, &preferred);
-	if (preferred > 0)
+	/*
+	 * The preferred slot is the duress passphrase's (docs/boot.md,
+	 * Timing): when it is the only one left (luksChangeKey or
+	 * luksKillSlot took the real one), every unlock is a duress unlock.
+	 */
+	if (slots == 1 && preferred == 1)
+		printf("%s: WARN: the only key slot of %s is the preferred one, the duress "
+		       "passphrase's: every unlock runs the boot actions; fix: sudo cryptsetup "
+		       "luksAddKey %s (the real passphrase) (docs/boot.md, Changing a passphrase)\n",
+		       prefix, shown, shown);
+	else if (preferred > 0)
 		printf("%s: OK: %s tries its preferred key slot first\n", prefix, shown);
 	else if (slots == 1)
 		printf("%s: WARN: %s has one key slot, so a duress passphrase opens nothing and "

@@ -27,6 +27,11 @@ struct duress_action {
 	int memfd; /* sealed copy of the verified bytes, or -1 */
 	bool elf;  /* an ELF binary (its memfd may be close-on-exec) */
 	bool matched;
+	/*
+	 * The password's key verified the signature's tag, whatever the files
+	 * then said (changed, unreadable): it is that signature's password.
+	 */
+	bool tagged;
 	bool spent; /* matched, but a once action that must not run (once.h) */
 	/* skip was learnt by reading an action its password matched: not for the default log. */
 	bool skip_on_match;

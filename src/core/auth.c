@@ -327,6 +327,110 @@ static enum duress_outcome judge(const int m[N_SCOPES], const struct passwd *pw,
 	return out;
 }
 
+/* req->user's account into *p; 0, -ENOENT (no such account, not logged) or -errno. */
+static int look_up(const struct duress_request *req, struct duress_account **p,
+		   const struct duress_log *lg)
+{
+	int r = duress_getpw(req->user, 0, p);
+
+	if (r == 0 && !*p)
+		r = -EIO;
+	if (r < 0 && r != -ENOENT) {
+		errno = -r;
+		duress_log(lg, LOG_ERR, "cannot look up user %s: %m", req->user);
+	}
+	return r;
+}
+
+/* Loads the user's directory, then the global one; 0 or -errno. */
+static int load_scopes(struct scope_run *const runs[N_SCOPES], const struct passwd *pw,
+		       const struct duress_opts *o, const struct duress_log *lg)
+{
+	int r = load_user(runs[SCOPE_USER], o, pw, lg);
+
+	return r == 0 ? load_global(runs[SCOPE_GLOBAL], o, lg) : r;
+}
+
+/*
+ * Whether a loaded (or absent) directory may hold a signature its load did
+ * not read: a login skips what it cannot read (fail closed: no match), but
+ * for a password change a skipped signature could be the new password's.
+ * Sure: no directory, one refused for its owner, mode or type, one over
+ * max_entries, and signatures all read (an action's own faults do not
+ * matter: its tag is computed from the signature alone).
+ */
+static bool scope_unsure(const struct scope_run *s)
+{
+	static const int judged[] = { 0, -ENOENT, -EPERM, -ENOTDIR, -EMEDIUMTYPE, -E2BIG };
+	bool known = false;
+
+	if (!s->enabled || !s->path)
+		return false;
+	for (size_t i = 0; i < sizeof(judged) / sizeof(judged[0]); i++)
+		known |= s->load == judged[i];
+	if (!known)
+		return true;
+	for (size_t i = 0; duress_dir_loaded(&s->dir) && i < s->dir.n_actions; i++)
+		if (s->dir.actions[i].skip == DURESS_SKIP_UNREADABLE)
+			return true;
+	return false;
+}
+
+/*
+ * Whether the password is that of a signature of the directory: a match,
+ * or a tag that matched although the action was then found changed,
+ * unreadable or untrusted (put right, it would match again).  A legacy
+ * signature whose action could not be read is not known not to.
+ */
+static bool scope_taken(const struct scope_run *s, bool *unsure)
+{
+	bool taken = false;
+
+	for (size_t i = 0; duress_dir_loaded(&s->dir) && i < s->dir.n_actions; i++) {
+		const struct duress_action *a = &s->dir.actions[i];
+
+		taken |= a->matched || a->tagged;
+		*unsure |= a->legacy && a->skip == DURESS_SKIP_UNREADABLE;
+	}
+	return taken;
+}
+
+int duress_password_taken(const struct duress_opts *o, const struct duress_request *req,
+			  const struct duress_log *lg)
+{
+	struct scope_run user = { 0 }, global = { 0 };
+	struct scope_run *const runs[N_SCOPES] = { &user, &global };
+	struct duress_account *p = NULL;
+	int m[N_SCOPES] = { 0 }, r;
+	bool derived = false, unsure = false, taken = false;
+
+	r = look_up(req, &p, lg);
+	if (r == 0)
+		r = load_scopes(runs, &p->pw, o, lg);
+	if (r == 0 && (scope_unsure(&user) || scope_unsure(&global)))
+		r = -EIO;
+	if (r == 0)
+		r = check_scopes(runs, o, req, lg, m, &derived);
+	if (r == 0) {
+		taken = scope_taken(&user, &unsure);
+		taken |= scope_taken(&global, &unsure);
+		if (unsure && !taken)
+			r = -EIO;
+	}
+	if (r < 0 && r != -ENOENT) {
+		errno = -r;
+		duress_log(lg, LOG_ERR,
+			   "cannot check a new password against the duress actions: %m");
+	}
+	scope_free(&user);
+	scope_free(&global);
+	free(p);
+	/* No such account here: nothing of its own to collide with. */
+	if (r == -ENOENT)
+		return 0;
+	return r < 0 ? r : taken;
+}
+
 enum duress_outcome duress_authenticate(const struct duress_opts *o,
 					const struct duress_request *req,
 					const struct duress_log *lg)
@@ -341,19 +445,14 @@ enum duress_outcome duress_authenticate(const struct duress_opts *o,
 	int m[N_SCOPES] = { 0 }, r;
 	bool derived = false;
 
-	r = duress_getpw(req->user, 0, &p);
+	r = look_up(req, &p, lg);
 	/* pam_unix answers at once for a name that is not an account: so do we. */
 	if (r == -ENOENT)
 		return DURESS_UNKNOWN_USER;
-	if (r < 0 || !p) {
-		errno = -r;
-		duress_log(lg, LOG_ERR, "cannot look up user %s: %m", req->user);
+	if (r < 0)
 		return DURESS_ERROR;
-	}
 	/* Both directories are always checked: the work must not depend on a match. */
-	r = load_user(&user, o, &p->pw, lg);
-	if (r == 0)
-		r = load_global(&global, o, lg);
+	r = load_scopes(runs, &p->pw, o, lg);
 	if (r == 0)
 		r = check_scopes(runs, o, req, lg, m, &derived);
 	/* No slot came free: as for a wrong password, never a login. */

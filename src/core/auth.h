@@ -71,3 +71,13 @@ struct duress_request {
 enum duress_outcome duress_authenticate(const struct duress_opts *o,
 					const struct duress_request *req,
 					const struct duress_log *lg);
+
+/*
+ * Whether the password matches an action the user's or the global
+ * directory holds, as a login would check it (the same directories, rights
+ * and caps, derivation slots included), starting nothing: for the password
+ * stack, which must not let a real password become a duress one.  1 taken,
+ * 0 not (or no such account), -errno (-ETIMEDOUT: no derivation slot).
+ */
+int duress_password_taken(const struct duress_opts *o, const struct duress_request *req,
+			  const struct duress_log *lg);

@@ -187,6 +187,8 @@ static int try_action(const struct duress_dir *dir, struct duress_action *a,
 	int r = check_action(dir, a, tagged || a->legacy ? SEAL : JUDGE_ONLY, buf, budget,
 			     &content);
 
+	a->tagged = tagged;
+
 	if (r == 0 && a->skip == DURESS_SKIP_NONE && content == DURESS_SKIP_NONE) {
 		if (a->legacy)
 			a->matched = password && duress_legacy_matches(a->content_hash, password,

@@ -56,7 +56,7 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 
 # The stacks authselect 1.5 renders for the local and sssd profiles with
-# with-faillock (auth and account sections).
+# with-faillock (auth, account and password sections).
 stock_fedora_local() {
 	cat <<'STACK'
 auth required pam_env.so
@@ -67,6 +67,9 @@ auth required pam_faillock.so authfail
 auth required pam_deny.so
 account required pam_faillock.so
 account required pam_unix.so
+password requisite pam_pwquality.so local_users_only
+password sufficient pam_unix.so yescrypt shadow nullok use_authtok
+password required pam_deny.so
 STACK
 }
 stock_fedora_sssd() {
@@ -83,6 +86,12 @@ auth required pam_faillock.so authfail
 auth required pam_deny.so
 account required pam_faillock.so
 account required pam_unix.so
+password requisite pam_pwquality.so local_users_only
+password [default=1 ignore=ignore success=ok] pam_localuser.so
+password sufficient pam_unix.so yescrypt shadow nullok use_authtok
+password [success=1 default=ignore] pam_sss.so use_authtok
+password required pam_deny.so
+password sufficient pam_permit.so
 STACK
 }
 
@@ -175,6 +184,11 @@ fedora() { # fedora NAME STOCK [SCRIPT OPTIONS]
 		test "$(squeeze <"$T/profile/system-auth")" = "$want"
 	check "$name: password-auth gets the same" \
 		test "$(squeeze <"$T/profile/password-auth")" = "$want"
+	# The password stack refuses a duress password as the new one: the
+	# module right after pam_pwquality, before pam_localuser's jump.
+	check "$name: the password section gets pam_duress right after pam_pwquality" \
+		test "$(awk '$1 == "password" { $1 = $1; print }' "$T/profile/system-auth" | sed -n 2p)" = \
+		"password requisite pam_duress.so"
 	runnable <"$T/profile/system-auth" >"$T/pam.d/$name"
 	run_stack "$name"
 }

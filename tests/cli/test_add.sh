@@ -58,8 +58,8 @@ check "--list: the summary on the third line" grep -Eqx "plain +no config at all
 check "--list: one line per example, in name order" test "$(cut -d' ' -f1 <<<"$out" | tr '\n' ' ')" = "demo noconfig plain "
 out=$(duress add --list --examples-dir "$REAL_EXAMPLES")
 check "--list of the tree's examples: exit 0" test $? -eq 0
-check "--list of the tree's examples: five" test "$(wc -l <<<"$out")" -eq 5
-for name in alert hide luks-wipe net-down self-uninstall; do
+check "--list of the tree's examples: six" test "$(wc -l <<<"$out")" -eq 6
+for name in alert decoy-keyring hide luks-wipe net-down self-uninstall; do
 	summary=$(sed -n '2,3s/^# Summary: //p' "$REAL_EXAMPLES/$name")
 	check "--list: $name with its summary" grep -Fqx "$(printf '%-15s %s' "$name" "$summary")" <<<"$out"
 done

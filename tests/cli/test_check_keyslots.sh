@@ -49,6 +49,11 @@ expect "the duress slot preferred: OK" "$T/two.img" \
 	"$P: OK: $T/two.img tries its preferred key slot first"
 expect "one key slot: WARN, a duress passphrase opens nothing" "$T/one.img" \
 	"$P: WARN: $T/one.img has one key slot, so a duress passphrase opens nothing and only before-unlock actions can run; fix: sudo cryptsetup luksAddKey $T/one.img (the duress passphrase), then prefer its slot (docs/boot.md, Timing)"
+# Issue 26, item 1: the real passphrase's slot killed (luksKillSlot, or
+# luksChangeKey on the wrong one), only the preferred, duress, slot left.
+cp "$T/two.img" "$T/left.img" && cryptsetup luksKillSlot --batch-mode "$T/left.img" 0 >/dev/null 2>&1
+expect "only the preferred (duress) slot left: WARN, every unlock is a duress unlock" "$T/left.img" \
+	"$P: WARN: the only key slot of $T/left.img is the preferred one, the duress passphrase's: every unlock runs the boot actions; fix: sudo cryptsetup luksAddKey $T/left.img (the real passphrase) (docs/boot.md, Changing a passphrase)"
 : >"$T/plain.img"
 expect "not LUKS: WARN, cannot tell" "$T/plain.img" \
 	"$P: WARN: cannot tell the key slots of $T/plain.img: cryptsetup luksDump failed (not LUKS, or not readable: run as root); fix: run duress check as root, with cryptsetup installed"

@@ -7,7 +7,8 @@
  * code.
  *
  * For one scenario (argv[1]: wrong, real, duress-user, duress-global,
- * duress-once, locked), in both placements (or in the one argv[2] names: the sanitizer
+ * duress-once, locked; or a password change, pam_chauthtok: change-duress,
+ * change-global, whose duress password as the new one must never be taken), in both placements (or in the one argv[2] names: the sanitizer
  * step's cut, tests/faults/meson.build): a clean login counts every call each role
  * makes (shim.h); then each of those calls is failed in turn, one login per
  * fault, each in a fresh fork of this process.  Every login must:
@@ -73,11 +74,12 @@ struct scenario {
 	bool logs_in;    /* the answer of a clean login */
 	bool acts;       /* a clean login runs the action */
 	const char *services[N_PLACEMENTS];
+	bool change; /* pam_chauthtok, password the new one: "logs in" is "taken" */
 };
 
 static const struct scenario scenarios[] = {
-	{ "wrong", "alice", FW.wrong, false, false, false, { "after", "before" } },
-	{ "real", "alice", FW.alice_real, true, true, false, { "after", "before" } },
+	{ "wrong", "alice", FW.wrong, false, false, false, { "after", "before" }, false },
+	{ "real", "alice", FW.alice_real, true, true, false, { "after", "before" }, false },
 	/* With wait=: the module also waits on the runner's pipe (pipe2, poll, read). */
 	{ "duress-user",
 	  "alice",
@@ -85,16 +87,41 @@ static const struct scenario scenarios[] = {
 	  true,
 	  true,
 	  true,
-	  { "after-wait", "before-wait" } },
-	{ "duress-global", "alice", FW.global_duress, true, true, true, { "after", "before" } },
+	  { "after-wait", "before-wait" },
+	  false },
+	{ "duress-global",
+	  "alice",
+	  FW.global_duress,
+	  true,
+	  true,
+	  true,
+	  { "after", "before" },
+	  false },
 	/*
 	 * Issue 26: a once action, armed again before each login.  Its record
 	 * made, it runs; a record that cannot be made keeps it from running
 	 * while the login succeeds (at most once): allowed when no record is left.
 	 */
-	{ "duress-once", "alice", FW.once_duress, true, true, true, { "after", "before" } },
+	{ "duress-once", "alice", FW.once_duress, true, true, true, { "after", "before" }, false },
 	/* Locked in shadow ("!" hash): the actions run, the login fails (SPEC 4). */
-	{ "locked", "carol", FW.carol_duress, false, false, true, { "after", "before" } },
+	{ "locked", "carol", FW.carol_duress, false, false, true, { "after", "before" }, false },
+	/* The password stack (issue 26): a duress password is never taken as the new one. */
+	{ "change-duress",
+	  "alice",
+	  FW.alice_duress,
+	  false,
+	  false,
+	  false,
+	  { "after", "before" },
+	  true },
+	{ "change-global",
+	  "alice",
+	  FW.global_duress,
+	  false,
+	  false,
+	  false,
+	  { "after", "before" },
+	  true },
 };
 
 /* --- what the login process reports (shared memory) ------------------------ */
@@ -102,7 +129,8 @@ static const struct scenario scenarios[] = {
 struct outcome {
 	bool returned; /* pam_authenticate returned */
 	int code;
-	bool evidence; /* the action ran */
+	bool evidence;    /* the action ran */
+	bool refused_new; /* the conversation was told BAD PASSWORD (a password change) */
 	char problems[TEXT_MAX];
 };
 
@@ -362,12 +390,16 @@ static void reap_all(double seconds, char *problems, const char *what)
 /* In a fresh fork: one login, then the checks; the outcome goes to OUT. */
 static _Noreturn void login(const struct scenario *sc, const char *service)
 {
-	struct conv_password answer = { .password = sc->password };
+	char said[256] = "";
+	struct conv_password answer = { .password = sc->password,
+					.said = said,
+					.said_size = sizeof(said) };
 	const struct pam_conv conv = { conv_password, &answer };
 	struct identity before, after;
 	struct fds fds_before, fds_after;
 	pam_handle_t *h = NULL;
 	sigset_t none;
+	char name[64];
 	int fd = open(FW.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	int r;
 
@@ -382,11 +414,13 @@ static _Noreturn void login(const struct scenario *sc, const char *service)
 	identity_take(&before);
 	fds_take(&fds_before);
 	signal(SIGCHLD, ignore_sigchld ? SIG_IGN : SIG_DFL);
-	r = pam_start(service, sc->user, &conv, &h);
+	snprintf(name, sizeof(name), "%s-%s", FW.services, service);
+	r = pam_start(name, sc->user, &conv, &h);
 	if (r == PAM_SUCCESS)
-		r = pam_authenticate(h, 0);
+		r = sc->change ? pam_chauthtok(h, 0) : pam_authenticate(h, 0);
 	OUT->code = r;
 	OUT->returned = true;
+	OUT->refused_new = strstr(said, "BAD PASSWORD") != NULL;
 	pam_end(h, r);
 	signal(SIGCHLD, SIG_DFL);
 	identity_take(&after);
@@ -581,6 +615,9 @@ static bool clean_login(const struct scenario *sc, int placement)
 		       sc->logs_in ? "PAM_SUCCESS" : "a refusal");
 	if (r.out.returned && r.out.evidence != sc->acts)
 		append(v, "the action %s", sc->acts ? "did not run" : "ran");
+	/* Refused, and by the module's check, not for another reason. */
+	if (r.out.returned && sc->change && !r.out.refused_new)
+		append(v, "no BAD PASSWORD: the module did not refuse it as a duress password");
 	tap(!v[0], "%s/%s clean login: %s, the action %s", sc->name, placement_names[placement],
 	    success ? "logged in" : "refused", r.out.evidence ? "ran" : "did not run");
 	if (v[0])
@@ -740,14 +777,16 @@ static void map_counts(void)
 }
 
 /*
- * Once here, not in every fork: pam_wrapper copies its files at the first
- * pam_start(), and the module stays loaded (libpam's dlopen() finds it).
+ * Once here, not in every fork: the module stays loaded (libpam's dlopen()
+ * finds it).  pam_wrapper sets itself up again in each fork all the same
+ * (world.h, services).
  */
 static void warm_up(void)
 {
 	struct conv_password answer = { .password = "" };
 	const struct pam_conv conv = { conv_password, &answer };
 	pam_handle_t *h = NULL;
+	char name[64];
 	sigset_t chld;
 
 	gid_t groups[GROUPS_MAX];
@@ -759,7 +798,8 @@ static void warm_up(void)
 		bail("the fake accounts cannot be read");
 	if (!dlopen(FW.module, RTLD_NOW))
 		bail("dlopen %s: %s", FW.module, dlerror());
-	if (pam_start("after", "alice", &conv, &h) != PAM_SUCCESS)
+	snprintf(name, sizeof(name), "%s-after", FW.services);
+	if (pam_start(name, "alice", &conv, &h) != PAM_SUCCESS)
 		bail("pam_start failed");
 	pam_end(h, PAM_SUCCESS);
 	/* What a dead login leaves is ours; SIGCHLD is waited for, not handled. */

@@ -199,23 +199,31 @@ static void add_user_dir(const char *user, uid_t uid, const char *password)
  * module waits on).  A private slot directory, so that the slot code runs
  * (and is failed) without touching /run.
  */
-/* The two placements of SPEC 4, as the pam suite writes them (tests/pam/harness.c). */
+/*
+ * The two placements of SPEC 4, as the pam suite writes them
+ * (tests/pam/harness.c), each with the module's password line before
+ * pam_permit (no pam_unix: it would write the accounts' files).
+ */
 static void service_text(char *out, size_t size, bool before, const char *opts)
 {
 	if (before)
 		snprintf(out, size,
 			 "auth [success=done default=ignore] %s %s\n"
 			 "auth required pam_unix.so nodelay try_first_pass\n"
-			 "account required pam_permit.so\n",
-			 FW.module, opts);
+			 "account required pam_permit.so\n"
+			 "password requisite %s %s\n"
+			 "password required pam_permit.so\n",
+			 FW.module, opts, FW.module, opts);
 	else
 		snprintf(out, size,
 			 "auth [success=2 default=ignore] pam_unix.so nodelay\n"
 			 "auth [success=1 default=ignore] %s %s\n"
 			 "auth requisite pam_deny.so\n"
 			 "auth required pam_permit.so\n"
-			 "account required pam_permit.so\n",
-			 FW.module, opts);
+			 "account required pam_permit.so\n"
+			 "password requisite %s %s\n"
+			 "password required pam_permit.so\n",
+			 FW.module, opts, FW.module, opts);
 }
 
 /*
@@ -235,7 +243,7 @@ static void write_services(void)
 		{ "after-wait", false, " wait=5" },
 		{ "before-wait", true, " wait=5" },
 	};
-	char dir[PATH_MAX], path[PATH_MAX], opts[4 * PATH_MAX + 128], text[6 * PATH_MAX];
+	char dir[PATH_MAX], path[PATH_MAX], opts[4 * PATH_MAX + 128], text[9 * PATH_MAX];
 
 	pathf(dir, "%s/services", FW.tmp);
 	make_dir(dir, 0, 0755);
@@ -245,7 +253,7 @@ static void write_services(void)
 			 "state_dir=%s/state%s",
 			 FW.tmp, FW.runner, FW.tmp, FW.tmp, services[i].extra);
 		service_text(text, sizeof(text), services[i].before, opts);
-		pathf(path, "%s/%s", dir, services[i].name);
+		pathf(path, "%s/%s-%s", dir, FW.services, services[i].name);
 		write_file(path, text, 0, 0644);
 	}
 	pathf(path, "%s/other", dir);
@@ -274,6 +282,8 @@ void fault_world_init(void)
 		 tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(FW.tmp) || chmod(FW.tmp, 0755) != 0)
 		bail("mkdtemp %s: %s", FW.tmp, strerror(errno));
+	/* Linux-PAM lowercases service names; pids are unique among the runs alive. */
+	snprintf(FW.services, sizeof(FW.services), "run%ld", (long)getpid());
 	random_password(FW.alice_real, "real");
 	random_password(FW.alice_duress, "duress");
 	random_password(FW.carol_duress, "locked-duress");

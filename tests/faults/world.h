@@ -21,6 +21,15 @@ struct fault_world {
 	char log[PATH_MAX];      /* the PAM process's stderr (pam_wrapper's syslog lines) */
 	char counts[PATH_MAX];   /* the shim's shared counters */
 	char records[PATH_MAX];  /* state_dir=/once: the records of once actions that ran */
+	/*
+	 * What the service names start with, this run's own: every forked login
+	 * sets pam_wrapper up again in a /tmp/pam.? directory of its own, and
+	 * pam_wrapper, taking a directory another run's login is still filling
+	 * for stale, can replace it with that run's files.  A login that reads
+	 * another run's files then finds no service of that name and gets
+	 * "other", which refuses: never another run's module options.
+	 */
+	char services[32];
 	const char *module, *runner, *cli;
 	char alice_real[PASSWORD_MAX], alice_duress[PASSWORD_MAX];
 	char carol_duress[PASSWORD_MAX], global_duress[PASSWORD_MAX], wrong[PASSWORD_MAX];

@@ -141,9 +141,9 @@ inside() {
 		test "$(dpkg-query -W -f '${Status}' libpam-duress 2>/dev/null)" = "install ok installed"
 	check_same "after install, common-auth is byte-identical (no profile enabled by default)" \
 		"$ORIG" /etc/pam.d/common-auth
-	check "after install, the three profiles are in /usr/share/pam-configs" \
+	check "after install, the four profiles are in /usr/share/pam-configs" \
 		test -f /usr/share/pam-configs/duress -a -f /usr/share/pam-configs/duress-before \
-		-a -f /usr/share/pam-configs/duress-laptop
+		-a -f /usr/share/pam-configs/duress-laptop -a -f /usr/share/pam-configs/duress-password
 	# Issue 18, item 3: users reach their own directory there, nobody lists the names.
 	check "after install, /var/lib/duress (duress-laptop's user_dir=) is root:root 0711" \
 		test "$(stat -c '%U:%G %a %F' /var/lib/duress 2>/dev/null)" = "root:root 711 directory"
@@ -262,6 +262,47 @@ auth required pam_permit.so" ] && STOCK=1
 		as_user "$U" rm -f "$LDIR/alert" "$LDIR/alert.sig" "$LDIR/alert.conf"
 	}
 
+	# passwd_as_user ANSWER...: passwd run by the test user in a pty
+	# (expect), each password prompt answered with the next ANSWER; its
+	# output, without CRs, in $T/passwd.txt; its exit status.
+	passwd_as_user() {
+		as_user "$U" expect -f "$T/passwd.exp" "$(bound 20)" "$@" >"$T/passwd.out" 2>&1
+		local rc=$?
+		tr -d '\r' <"$T/passwd.out" >"$T/passwd.txt"
+		return "$rc"
+	}
+	# password_change PROFILE: issue 26, item 1.  With PROFILE's password
+	# line, passwd refuses the duress password as the new one with
+	# pam_pwquality's message and runs nothing, and takes another; so does
+	# chpasswd (it goes through PAM too), but not chpasswd -c (docs).
+	password_change() {
+		local p=$1 NP rc
+		NP=$(random_password)
+		check "$p: common-password has one password pam_duress.so line, before pam_unix" \
+			test "$(grep -c '^password.*pam_duress\.so' /etc/pam.d/common-password)" -eq 1 -a \
+			"$(grep -m1 -e '^password.*pam_duress\.so' -e '^password.*pam_unix\.so' /etc/pam.d/common-password | grep -c pam_duress)" -eq 1
+		find "$RES" -mindepth 1 -delete
+		passwd_as_user "$RP" "$DP" "$DP"
+		rc=$?
+		check_diag "$p: passwd refuses the duress password as the new one, saying only BAD PASSWORD (exit $rc)" \
+			"$T/passwd.txt" test "$rc" -ne 0 -a \
+			"$(grep -c '^BAD PASSWORD: The password fails the dictionary check$' "$T/passwd.txt")" -eq 1 -a \
+			"$(grep -ci duress "$T/passwd.txt")" -eq 0
+		login "$RP"
+		check_diag "$p: after the refusal the real password still logs in" "$LOG" test $? -eq 0
+		echo "$U:$DP" | chpasswd >"$LOG" 2>&1
+		check_diag "$p: chpasswd (through PAM) refuses it too" "$LOG" \
+			grep -q '^BAD PASSWORD: The password fails the dictionary check$' "$LOG"
+		actions_settled 10 "$RUNNER" || echo "# a runner ($RUNNER) still runs after 10 s"
+		check "$p: the refused changes ran no action" test "$(evidence)" -eq 0
+		passwd_as_user "$RP" "$NP" "$NP"
+		rc=$?
+		check_diag "$p: passwd takes another new password (exit $rc)" "$T/passwd.txt" test "$rc" -eq 0
+		login "$NP"
+		check_diag "$p: which then logs in" "$LOG" test $? -eq 0
+		echo "$U:$RP" | chpasswd >"$LOG" 2>&1 || setup_failed "chpasswd back to the real password" "$LOG"
+	}
+
 	# round PROFILE EXPECTED_LINES [DIR]: enable, compare, three logins,
 	# disable; the action is in DIR (default $UDIR).
 	round() {
@@ -305,6 +346,10 @@ auth required pam_permit.so" ] && STOCK=1
 		check_diag "$p: duress password ran the action once, as the user, for service $SERVICE, from a runner ps shows as session-helper" \
 			"$f" test "$(evidence)" -eq 1 -a "$(cat "$f" 2>/dev/null)" = "$(expected_evidence)"
 
+		# The after placement's password line is a profile of its own.
+		[ "$p" != duress ] || pam-auth-update --enable duress-password >"$LOG" 2>&1
+		password_change "$p"
+		[ "$p" != duress ] || pam-auth-update --disable duress-password >"$LOG" 2>&1
 		pam-auth-update --disable "$p" >"$LOG" 2>&1
 		check_same "$p: after pam-auth-update --disable $p, common-auth is byte-identical to the original" \
 			"$ORIG" /etc/pam.d/common-auth
@@ -387,7 +432,7 @@ auth required pam_permit.so" "$LDIR"
 		"$PAM_STATE" "$T/private/pam-state.now"
 	check "after purge, the profiles, the module, the CLI and the runner are gone" \
 		test ! -e /usr/share/pam-configs/duress -a ! -e /usr/share/pam-configs/duress-before \
-		-a ! -e /usr/share/pam-configs/duress-laptop \
+		-a ! -e /usr/share/pam-configs/duress-laptop -a ! -e /usr/share/pam-configs/duress-password \
 		-a ! -e "$MODFILE" -a ! -e /usr/bin/duress -a ! -e "$RUNNER"
 	check "after purge, the disk-unlock prompt's files and the unit's link are gone" \
 		test -z "$(for f in $boot_files /etc/systemd/system/multi-user.target.wants/unlock-finish.service; do
@@ -534,7 +579,7 @@ HELD_LOGIN=$(readlink -f "$2")
 require_root "not root: installs the package (inside a private mount namespace)"
 [ -z "${DURESS_PRELOAD_ASAN:-}" ] || skip_all "sanitizer step: the package is built without sanitizers; the build step runs this test"
 missing=$(missing_tools dpkg-buildpackage dpkg-checkbuilddeps dh lintian dpkg dpkg-deb pam-auth-update pamtester \
-	unshare mount findmnt useradd chpasswd setpriv pgrep pkg-config sha256sum timeout tar cmp)
+	unshare mount findmnt useradd chpasswd setpriv pgrep pkg-config sha256sum timeout tar cmp expect passwd)
 [ -z "$missing" ] || skip_all "missing tools:$missing"
 if [ ! -f "$SRC/debian/control" ] || [ ! -x "$SRC/tools/build-deb.sh" ]; then
 	skip_all "no debian/ or tools/build-deb.sh in $SRC"
@@ -586,15 +631,15 @@ check "ships the man pages duress(1), duress_sign(1), pam_duress(8)" \
 check "ships README.md and SECURITY.md in /usr/share/doc/libpam-duress" \
 	ships /usr/share/doc/libpam-duress/README.md.gz /usr/share/doc/libpam-duress/SECURITY.md.gz
 check "ships the example actions, executable, where duress add looks (/usr/share/pam_duress/examples)" \
-	sh -c 'for e in alert net-down hide luks-wipe self-uninstall; do
+	sh -c 'for e in alert net-down hide luks-wipe self-uninstall decoy-keyring; do
 		grep -qxF "/usr/share/pam_duress/examples/$e" "$1" && grep -qxF "/usr/share/pam_duress/examples/$e.conf" "$1" || exit 1
 	done; dpkg-deb -c "$2" | grep -q "^-rwxr-xr-x .*/usr/share/pam_duress/examples/alert$"' sh "$T/contents" "$DEB"
 check "ships /usr/share/doc/libpam-duress/examples, a relative link to them" \
 	sh -c 'dpkg-deb -c "$1" | grep -q " \./usr/share/doc/libpam-duress/examples -> \.\./\.\./pam_duress/examples$"' sh "$DEB"
 DEFAULTS=$(dpkg-deb --fsys-tarfile "$DEB" |
 	tar -xOf - ./usr/share/pam-configs/duress ./usr/share/pam-configs/duress-before \
-		./usr/share/pam-configs/duress-laptop | grep -c '^Default: no$')
-check "ships the profiles duress, duress-before and duress-laptop, all Default: no" test "$DEFAULTS" -eq 3
+		./usr/share/pam-configs/duress-laptop ./usr/share/pam-configs/duress-password | grep -c '^Default: no$')
+check "ships the profiles duress, duress-before, duress-laptop and duress-password, all Default: no" test "$DEFAULTS" -eq 4
 outside=$(grep -v -e '/$' -e '^/usr/' -e '^/etc/' -e '^/var/' "$T/contents" | while read -r f; do
 	case "$(readlink -m "$f")" in /usr/* | /etc/* | /var/*) ;; *) echo "$f" ;; esac
 done)
@@ -618,6 +663,26 @@ else
 		"$T/old-build.out" test -f "$OLD_DEB" -a "$(dpkg-deb -f "$OLD_DEB" Version 2>/dev/null)" = 0.1.0
 	[ -f "$OLD_DEB" ] || OLD_DEB=
 fi
+# passwd in a pty, for the test user: the first argument is the timeout of
+# each wait, the others answer the password prompts in turn.
+cat >"$T/passwd.exp" <<'EOF'
+set timeout [lindex $argv 0]
+spawn -noecho /usr/bin/passwd
+foreach answer [lrange $argv 1 end] {
+	expect {
+		-re "assword: ?$" { send -- "$answer\r" }
+		timeout { puts "\nTEST: no prompt"; exit 3 }
+		eof { break }
+	}
+}
+expect {
+	eof {}
+	timeout { puts "\nTEST: no end"; exit 3 }
+}
+lassign [wait] pid spawn_id os_error value
+exit $value
+EOF
+chmod 644 "$T/passwd.exp"
 # The test user runs it too: from $T, which it can traverse.
 install -m 755 "$HELD_LOGIN" "$T/held_login" || { echo "Bail out! copy held_login"; exit 1; }
 

@@ -2,6 +2,7 @@
 /* The one conversation of the PAM test programs. */
 #include "conv.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,17 @@ static void free_responses(struct pam_response *r, int n)
 	for (int i = 0; i < n; i++)
 		free(r[i].resp);
 	free(r);
+}
+
+/* Appends msg and a newline to s->said, as much as fits. */
+static void keep_message(struct conv_password *s, const char *msg)
+{
+	size_t used;
+
+	if (!s->said || s->said_size == 0)
+		return;
+	used = strlen(s->said);
+	snprintf(s->said + used, s->said_size - used, "%s\n", msg);
 }
 
 int conv_password(int n, const struct pam_message **msg, struct pam_response **resp, void *data)
@@ -24,8 +36,10 @@ int conv_password(int n, const struct pam_message **msg, struct pam_response **r
 		return PAM_BUF_ERR;
 	for (int i = 0; i < n; i++) {
 		if (msg[i]->msg_style != PAM_PROMPT_ECHO_OFF &&
-		    msg[i]->msg_style != PAM_PROMPT_ECHO_ON)
+		    msg[i]->msg_style != PAM_PROMPT_ECHO_ON) {
+			keep_message(s, msg[i]->msg);
 			continue;
+		}
 		s->prompts++;
 		r[i].resp = strdup(s->password);
 		if (!r[i].resp) {

@@ -128,6 +128,14 @@ static const char alone_fmt[] =
 	"auth required pam_permit.so\n"
 	"account required pam_permit.so\n";
 
+/*
+ * Every service's password stack: the module with the service's options,
+ * then pam_permit (no pam_unix: it would write the accounts' files).
+ */
+static const char password_fmt[] =
+	"password requisite %s global_dir=%s/global runner=%s " WAIT_FOR_SLOTS " %s\n"
+	"password required pam_permit.so\n";
+
 static const char before_fmt[] =
 	"# pam_duress before pam_unix (SPEC 4, placement)\n"
 	"auth [success=done default=ignore] %s global_dir=%s/global state_dir=%s/state runner=%s " WAIT_FOR_SLOTS
@@ -413,7 +421,7 @@ static void write_services(void)
 	make_dir(dir, 0, 0755);
 	for (size_t i = 0; i < sizeof(services) / sizeof(services[0]); i++) {
 		const struct service *s = &services[i];
-		int n;
+		int n, m;
 
 		expand(opts, sizeof(opts), s->opts);
 		n = snprintf(text, sizeof(text),
@@ -422,6 +430,10 @@ static void write_services(void)
 						  after_fmt,
 			     W.module, W.tmp, W.tmp, W.runner, opts);
 		assert_true(n > 0 && (size_t)n < sizeof(text));
+		m = snprintf(text + n, sizeof(text) - (size_t)n, password_fmt, W.module, W.tmp,
+			     W.runner, opts);
+		assert_true(m > 0 && (size_t)m < sizeof(text) - (size_t)n);
+		n += m;
 		pathf(path, "%s/%s", dir, s->name);
 		write_file(path, text, (size_t)n, 0, 0644);
 	}

@@ -165,6 +165,9 @@ bool wait_for_file(const char *path, unsigned timeout_ms);
  * that nothing ran.
  */
 void expect_runs(const char *const *expected, bool ordered);
+/* expect_runs' lists: nothing ran; these ran. */
+#define NONE ((const char *const[]){ NULL })
+#define RUNS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 /* Number of lines in results/runs. */
 size_t runs_count(void);
 
@@ -210,4 +213,5 @@ struct test_group {
 };
 
 extern const struct test_group basic_group, env_group, root_group, hostile_group, runner_group,
-	elevation_group, privilege_group, isolation_group, timing_group, once_group;
+	elevation_group, privilege_group, isolation_group, timing_group, chauthtok_group,
+	once_group;

@@ -19,9 +19,6 @@
 
 #include <security/pam_appl.h>
 
-#define NONE ((const char *const[]){ NULL })
-#define RUNS(...) ((const char *const[]){ __VA_ARGS__, NULL })
-
 static const char global_pw[] = "global-duress";
 
 /* sudo with the user's own duress password: the action runs, sudo is refused. */

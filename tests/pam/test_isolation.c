@@ -33,9 +33,6 @@
 #include <linux/keyctl.h>
 #include <security/pam_appl.h>
 
-#define NONE ((const char *const[]){ NULL })
-#define RUNS(...) ((const char *const[]){ __VA_ARGS__, NULL })
-
 /*
  * The action's pid in results/NAME.pid, then it waits until results/release
  * exists: each test releases it, and so does its teardown, passed or failed.

@@ -19,9 +19,6 @@
 #include <libpamtest.h>
 #include <security/pam_appl.h>
 
-#define NONE ((const char *const[]){ NULL })
-#define RUNS(...) ((const char *const[]){ __VA_ARGS__, NULL })
-
 /* Signs a script action for user `who` with that user's duress password. */
 static void user_action(int who, const char *name)
 {
@@ -481,7 +478,7 @@ int main(int argc, char **argv)
 	const struct test_group *groups[] = { &basic_group,     &env_group,       &root_group,
 					      &hostile_group,   &runner_group,    &elevation_group,
 					      &privilege_group, &isolation_group, &timing_group,
-					      &once_group };
+					      &chauthtok_group, &once_group };
 	const char *filter = getenv("DURESS_TEST_FILTER");
 	const char *only = argc > 1 ? argv[1] : NULL;
 	int failed = 0, ran = 0;

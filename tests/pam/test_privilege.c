@@ -31,9 +31,6 @@
 
 #include "core/sig.h"
 
-#define NONE ((const char *const[]){ NULL })
-#define RUNS(...) ((const char *const[]){ __VA_ARGS__, NULL })
-
 #define COMPANION_PSEUDO_FS "a companion file (--also) is on a pseudo-filesystem (/proc, /sys...)"
 #define COMPANION_UNREADABLE "a companion file (--also) is missing or unreadable"
 #define COMPANION_UNSAFE                                                                   \

@@ -15,9 +15,6 @@
 
 #include <security/pam_appl.h>
 
-#define NONE ((const char *const[]){ NULL })
-#define RUNS(...) ((const char *const[]){ __VA_ARGS__, NULL })
-
 /* Parses "1 2 3" into a sorted, comparable form. */
 static void sorted_ids(const char *list, unsigned *ids, size_t *n)
 {
