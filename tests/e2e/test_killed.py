@@ -149,14 +149,14 @@ def accounts_view(root):
 
 
 def processes():
-    """PID => (session, mount namespace, PID namespace, parent) of every process."""
+    """PID => (session, mount namespace, PID namespace, parent, start time) of every process."""
     out = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                fields = f.read().rsplit(")", 1)[1].split()
             out[int(pid)] = (os.getsid(int(pid)), os.readlink(f"/proc/{pid}/ns/mnt"),
-                             os.readlink(f"/proc/{pid}/ns/pid"), ppid)
+                             os.readlink(f"/proc/{pid}/ns/pid"), int(fields[1]), int(fields[19]))
         except (OSError, IndexError, ValueError):
             pass
     return out
@@ -207,11 +207,18 @@ class Watch:
         mine = processes()[os.getpid()]
         self.ours = {mine[1], mine[2]}
         self.namespaces = set()
+        self.at_kill = None
+
+    def freeze(self):
+        """Just before the kill: the processes alive then, (PID, start time).  Only they can be
+        left in the suite's session or namespaces: a namespace's number is used again once
+        it is gone (a test alongside then unshares one), and so is a session's."""
+        self.at_kill = {(pid, info[4]) for pid, info in processes().items()}
 
     def poll(self):
         """One PID of the session's in each of their mount namespaces, which are remembered (but ours)."""
         views = {}
-        for pid, (sid, mnt, pidns, _) in processes().items():
+        for pid, (sid, mnt, pidns, _, _) in processes().items():
             if sid == self.sid:
                 views.setdefault(mnt, pid)
                 self.namespaces |= {mnt, pidns} - self.ours
@@ -228,9 +235,13 @@ class Watch:
             more = {pid for pid, info in procs.items() if info[3] in mine} - mine
             mine |= more
             grew = bool(more)
-        return sorted(pid for pid, (sid, mnt, pidns, _) in procs.items()
-                      if pid != os.getpid() and (pid in mine or sid == self.sid
-                                                 or mnt in self.namespaces or pidns in self.namespaces))
+
+        def was_there(pid, start):
+            return self.at_kill is None or (pid, start) in self.at_kill
+
+        return sorted(pid for pid, (sid, mnt, pidns, _, start) in procs.items()
+                      if pid != os.getpid() and (pid in mine or (was_there(pid, start) and (
+                          sid == self.sid or mnt in self.namespaces or pidns in self.namespaces))))
 
 
 def in_place(pids, machine):
@@ -269,6 +280,7 @@ def run_until_killed(test, suite, tmpdir, machine):
             watch.poll()
             time.sleep(0.05)
     ended_first = p.poll() is not None
+    watch.freeze()
     try:
         os.killpg(p.pid, signal.SIGKILL)
     except ProcessLookupError:
