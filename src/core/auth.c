@@ -9,6 +9,7 @@
 
 #include "account.h"
 #include "actions.h"
+#include "escape.h"
 #include "kdf.h"
 #include "once.h"
 #include "policy.h"
@@ -332,12 +333,15 @@ static int look_up(const struct duress_request *req, struct duress_account **p,
 		   const struct duress_log *lg)
 {
 	int r = duress_getpw(req->user, 0, p);
+	/* The name is whatever was typed at the prompt: a newline would forge a log line. */
+	char shown[DURESS_ESCAPED_SIZE(64)];
 
 	if (r == 0 && !*p)
 		r = -EIO;
 	if (r < 0 && r != -ENOENT) {
 		errno = -r;
-		duress_log(lg, LOG_ERR, "cannot look up user %s: %m", req->user);
+		duress_log(lg, LOG_ERR, "cannot look up user %s: %m",
+			   duress_escape(req->user, shown, sizeof(shown)));
 	}
 	return r;
 }

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pwd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,6 +90,23 @@ void __real_duress_spawn_release(struct duress_held *held);
 void __wrap_duress_spawn_release(struct duress_held *held);
 
 static unsigned hashes, starts, hashes_at_start, hashes_at_release;
+
+/* getpwnam_r is wrapped too: it fails as a backend would for this name. */
+#define FAILING_NAME "ev\nil: forged line \x1b[31m"
+int __real_getpwnam_r(const char *name, struct passwd *pw, char *buf, size_t size,
+		      struct passwd **ret);
+int __wrap_getpwnam_r(const char *name, struct passwd *pw, char *buf, size_t size,
+		      struct passwd **ret);
+
+int __wrap_getpwnam_r(const char *name, struct passwd *pw, char *buf, size_t size,
+		      struct passwd **ret)
+{
+	if (name && strcmp(name, FAILING_NAME) == 0) {
+		*ret = NULL;
+		return EIO;
+	}
+	return __real_getpwnam_r(name, pw, buf, size, ret);
+}
 
 char *__wrap_crypt_r(const char *phrase, const char *setting, struct crypt_data *data)
 {
@@ -570,6 +588,46 @@ static void trace_without_match(void **state)
 	assert_string_equal(got, EMPTY_MANIFEST);
 }
 
+/*
+ * A lookup error refuses, derives nothing, and logs the typed name escaped:
+ * the name reaches root's log from whoever typed it, a newline or an escape
+ * sequence in it must not forge a line or colour a terminal.
+ */
+static void lookup_error_logs_escaped_name(void **state)
+{
+	struct duress_request req = { .user = FAILING_NAME,
+				      .password = USER_PW,
+				      .password_len = strlen(USER_PW),
+				      .items = { .user = FAILING_NAME, .service = "login" } };
+	const struct duress_log lg = { 0 };
+	struct duress_opts o;
+	char got[512] = "";
+	FILE *err = tmpfile();
+	int saved = dup(STDERR_FILENO);
+	enum duress_outcome out;
+	size_t n;
+
+	(void)state;
+	assert_non_null(err);
+	assert_true(saved >= 0);
+	world_opts(&o);
+	derivations = 0;
+	fflush(stderr);
+	assert_int_equal(dup2(fileno(err), STDERR_FILENO), STDERR_FILENO);
+	out = duress_authenticate(&o, &req, &lg);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	rewind(err);
+	n = fread(got, 1, sizeof(got) - 1, err);
+	fclose(err);
+	got[n] = '\0';
+	assert_int_equal(out, DURESS_ERROR);
+	assert_int_equal(derivations, 0);
+	assert_string_equal(got, "duress: cannot look up user ev\\x0ail: forged line "
+				 "\\x1b[31m: Input/output error\n");
+}
+
 static int build_changed(void **state)
 {
 	(void)state;
@@ -595,12 +653,14 @@ static int build_usual(void **state)
 int main(void)
 {
 	const size_t n = sizeof(cases) / sizeof(cases[0]);
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 2];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 3];
 
 	FX_ROW_TESTS(tests, cases, run_case, build, world_teardown);
 	tests[n] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 		trace_reports_before_start, build_changed, world_teardown);
 	tests[n + 1] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 		trace_without_match, build_usual, world_teardown);
+	tests[n + 2] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+		lookup_error_logs_escaped_name, build_usual, world_teardown);
 	return cmocka_run_group_tests(tests, world_group_setup, world_group_teardown);
 }
