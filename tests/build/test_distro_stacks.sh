@@ -22,6 +22,9 @@ set -u
 SRC=$1 DURESS=$2 MODULE=$3 RUNNER=$4
 # shellcheck source=tests/lib/tap.sh
 . "$SRC/tests/lib/tap.sh"
+# shellcheck source=tests/lib/root.sh
+. "$SRC/tests/lib/root.sh"
+own_shadow_or_rerun "$@"
 
 REAL='Real-pw-1' DURESS_PW='Duress-pw-2' WRONG='Wrong-pw-3'
 if [ "$(id -u)" -eq 0 ]; then

@@ -13,6 +13,7 @@ RUNNER=$(readlink -f "$(dirname "$MODULE")/session-helper")
 . "$(dirname "$0")/../lib/tap.sh"
 # shellcheck source=tests/lib/root.sh
 . "$(dirname "$0")/../lib/root.sh"
+own_shadow_or_rerun "$@"
 
 if [ "$(id -u)" -eq 0 ]; then uid=20001 gid=20001; else uid=$(id -u) gid=$(id -g); fi
 hash=$(openssl passwd -6 'Real-pw-1')
@@ -67,6 +68,9 @@ ran_as() { wait_for 5 test -s "$T/out/ran" && [ "$(cat "$T/out/ran")" = "$1" ]; 
 # nothing_ran: once what the login started has ended (root.sh), an action
 # that ran would have written.
 nothing_ran() { actions_settled 15 "$RUNNER" && test ! -e "$T/out/ran"; }
+
+# As root, the machine's shadow entries are out of sight (own_shadow_or_rerun).
+[ "$(id -u)" -ne 0 ] || check "root: the machine's shadow file is hidden" test ! -s /etc/shadow
 
 run_test 'Real-pw-1'
 check "real password: exit 0" test $rc -eq 0

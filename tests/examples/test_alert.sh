@@ -16,6 +16,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../lib/tap.sh"
 # shellcheck source=tests/lib/root.sh
 . "$HERE/../lib/root.sh"
+own_shadow_or_rerun "$@"
 
 RECORDERS=()
 WORKERS_OF=()

@@ -56,6 +56,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../lib/tap.sh"
 # shellcheck source=tests/lib/root.sh
 . "$HERE/../lib/root.sh"
+own_shadow_or_rerun "$@"
 
 missing=$(missing_tools gnome-keyring-daemon secret-tool dbus-daemon dbus-run-session gdbus pamtester setpriv openssl)
 [ -z "$missing" ] || skip_all "missing:$missing (tools/deps.sh check installs them)"

@@ -24,6 +24,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 . "$(dirname "$0")/../lib/root.sh"
 
 require_root "not root: needs network namespaces"
+own_shadow_or_rerun "$@"
 for t in ip setpriv; do command -v "$t" >/dev/null || skip_all "needs $t"; done
 
 R=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')

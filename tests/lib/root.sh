@@ -224,6 +224,27 @@ private_etc() {
 	[ -L /var/run ] || [ ! -d /var/run/nscd ] || mount -t tmpfs -o mode=755 duress-private-nscd /var/run/nscd
 }
 
+# own_shadow_or_rerun ARGS...: as root, unless it is already there, runs
+# this script again (exec, with ARGS) in a private mount namespace, and
+# there binds an empty file over /etc/shadow.  For the tests whose fake
+# accounts live in nss_wrapper's files: the module reads shadow entries with
+# getspnam_r(), which nss_wrapper does not wrap, so the machine's own entry
+# for a fake name (a locked "alice") would decide instead.  Not root:
+# nothing to do (shadow is unreadable, and counts as no entry).
+own_shadow_or_rerun() {
+	[ "$(id -u)" -eq 0 ] || return 0
+	if [ -z "${DURESS_SHADOW_FROM:-}" ] || [ "$DURESS_SHADOW_FROM" = "$(readlink /proc/self/ns/mnt)" ]; then
+		unshare -m --propagation private true 2>/dev/null ||
+			skip_all "cannot make a private mount namespace here (unshare -m)"
+		rmdir "$T"
+		DURESS_SHADOW_FROM=$(readlink /proc/self/ns/mnt) exec unshare -m --propagation private "$0" "$@"
+	fi
+	unset DURESS_SHADOW_FROM
+	if ! { : >"$T/shadow" && chmod 600 "$T/shadow"; }; then setup_failed "an empty shadow file in $T"; fi
+	[ ! -e /etc/shadow ] || mount --bind "$T/shadow" /etc/shadow ||
+		setup_failed "an empty file over /etc/shadow in a private mount namespace"
+}
+
 # overlay_unusable: prints why the system overlays (overlay_system) cannot be
 # used here and succeeds, or fails silently when they can: the PAM module
 # directory must be under /usr (no merged /usr: dpkg and make install would

@@ -22,8 +22,9 @@
 /*
  * Fake accounts.  Each password is the account name with a suffix.  toor is
  * a second uid-0 account (as on the BSDs): the module reads shadow entries
- * with getspnam_r(), which nss_wrapper does not wrap, so "root" gets the
- * host's real shadow entry, often locked ("*"); toor has none.  sysacct is
+ * with getspnam_r(), which nss_wrapper does not wrap; the harness hides the
+ * machine's shadow file as root, but NSS modules such as nss-systemd still
+ * answer for "root" (locked, "!*"); toor has no entry anywhere.  sysacct is
  * a system account (uid below UID_MIN) with a password.
  */
 enum { ALICE, BOB, CAROL, ROOT, TOOR, SYSACCT, N_USERS };

@@ -7,6 +7,7 @@
  */
 #include "harness.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,7 @@ static void ids_and_order(void **state)
 /*
  * SPEC 4: a global password never logs a uid-0 account in, unless
  * allow_root; the actions still run.  toor (uid 0, no shadow entry) shows
- * the uid rule alone; root may also be locked in the host's shadow file.
+ * the uid rule alone; root may also be locked by an NSS module (nss-systemd).
  */
 static void root_needs_allow_root(void **state)
 {
@@ -193,11 +194,28 @@ static void global_needs_root(void **state)
 	expect_runs(NONE, false);
 }
 
+/*
+ * The machine's shadow file is out of sight (harness.c): its entry for a
+ * fake name, such as a locked account named alice, would decide whether a
+ * duress login is locked.
+ */
+static void machine_shadow_hidden(void **state)
+{
+	struct stat st;
+
+	(void)state;
+	require_root("hiding the machine's shadow file");
+	if (stat("/etc/shadow", &st) == 0)
+		assert_int_equal(st.st_size, 0);
+	else
+		assert_int_equal(errno, ENOENT);
+}
+
 #define T(f) cmocka_unit_test_setup(f, fresh_test)
 
 static const struct CMUnitTest tests[] = {
 	T(ids_and_order),   T(root_needs_allow_root), T(foreign_owner),
-	T(shared_user_dir), T(global_needs_root),
+	T(shared_user_dir), T(global_needs_root),     T(machine_shadow_hidden),
 };
 
 const struct test_group root_group = { "pam_root", tests, sizeof(tests) / sizeof(tests[0]) };
