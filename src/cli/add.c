@@ -326,7 +326,7 @@ static int load_file(int dir_fd, const char *shown_dir, const char *name, struct
 	while (b->data && b->len <= (size_t)in.st.st_size &&
 	       (n = read(in.fd, b->data + b->len, (size_t)in.st.st_size + 1 - b->len)) > 0)
 		b->len += (size_t)n;
-	(void)duress_file_close(&in); /* the caller's own rights: nothing to give back */
+	duress_file_close(&in);
 	if (!b->data || n < 0 || b->len != (size_t)in.st.st_size) {
 		fprintf(stderr, "duress add: %s/%s: %s\n", shown_dir, name,
 			!b->data ? "out of memory" : "cannot be read whole");
@@ -831,12 +831,12 @@ static int open_target(struct target *t)
 			f.skip == DURESS_SKIP_PSEUDO_FS ?
 				  "on a pseudo-filesystem: the module skips it" :
 				  "writable by group or others: the module skips it");
-		(void)duress_file_close(&f);
+		duress_file_close(&f);
 		if (made)
 			(void)rmdir(t->dir);
 		return -1;
 	}
-	(void)duress_file_release(&f); /* the caller's own rights: nothing to give back */
+	duress_file_release(&f);
 	t->fd = f.fd;
 	t->made = made;
 	return 0;

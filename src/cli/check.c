@@ -80,14 +80,12 @@ enum verdict {
 	VERDICT_UNSEEN, /* not readable by the caller (not root), which the module is */
 };
 
-/* An internal error, such as rights that cannot be given back: nothing more runs. */
+/* An internal error, such as rights that cannot be taken: nothing more runs. */
 static _Noreturn void fail_closed(const char *why)
 {
 	fprintf(stderr, "duress: %s\n", why);
 	exit(2);
 }
-
-#define RIGHTS_NOT_GIVEN_BACK "cannot give back the rights a user's file was read with"
 
 static void check_usage(FILE *out)
 {
@@ -219,9 +217,7 @@ static const char *shebang_problem(const struct duress_dir *dir, const struct du
 	if (duress_open_file(dir->fd, a->name, DURESS_FILE_ACTION, &t, true, &f) < 0 || f.fd < 0)
 		return NULL;
 	n = read(f.fd, head, sizeof(head));
-	/* Rights that cannot be given back are an internal error: nothing more runs with them. */
-	if (duress_file_close(&f) < 0)
-		fail_closed(RIGHTS_NOT_GIVEN_BACK);
+	duress_file_close(&f);
 	duress_shebang_parse(head, n > 0 ? (size_t)n : 0, &sb);
 	if (!sb.interp)
 		return NULL;
@@ -594,7 +590,7 @@ static int check_dir(const char *path, enum duress_scope scope, const struct pas
 		tell_user_costs(shown, &dir, owner->pw_name);
 	if (!only && duress_tells_dir(shown, &dir, owner ? owner->pw_dir : NULL,
 				      owner ? owner->pw_name : NULL) < 0) {
-		fail_closed(RIGHTS_NOT_GIVEN_BACK);
+		fail_closed("cannot take the rights to read a user's file with");
 	}
 	duress_dir_free(&dir);
 	return bad;

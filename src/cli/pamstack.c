@@ -431,7 +431,7 @@ static int read_text(struct loader *L, const char *path, const char *name, char 
 	}
 	*text = malloc(DURESS_PAM_MAX_FILE + 1);
 	n = *text ? read(f.fd, *text, DURESS_PAM_MAX_FILE + 1) : -1;
-	(void)duress_file_close(&f); /* the caller's own rights: nothing to give back */
+	duress_file_close(&f);
 	if (n < 0 || (size_t)n > DURESS_PAM_MAX_FILE) {
 		free(*text);
 		*text = NULL;

@@ -254,7 +254,7 @@ const char *duress_missing_say(const struct duress_missing *m, char *buf, size_t
 /*
  * Up to size bytes of name (at at_fd), opened as kind with dir's rights and
  * judged as the module judges it: the length; UNREADABLE; or -1 when the
- * rights cannot be switched or given back (an internal error).
+ * rights cannot be taken (an internal error).
  */
 static ssize_t read_judged(const struct duress_dir *dir, int at_fd, const char *name,
 			   enum duress_file_kind kind, char *buf, size_t size)
@@ -274,7 +274,8 @@ static ssize_t read_judged(const struct duress_dir *dir, int at_fd, const char *
 		else if (n > 0)
 			len += (size_t)n;
 	}
-	if (duress_file_close(&f) < 0 || r < 0)
+	duress_file_close(&f);
+	if (r < 0)
 		return -1;
 	return !opened || n < 0 ? UNREADABLE : (ssize_t)len;
 }

@@ -62,7 +62,7 @@ void duress_requires_warn(const char *name, bool as_root, const char *script, si
  * its CONFIG= line names, read with the directory's rights, as the module
  * opens them.  Fills *m (nothing missing when the action cannot be read).
  * Returns 0, or -1 on an internal error (no memory, or rights that cannot
- * be switched or given back): fail closed.
+ * be taken): fail closed.
  */
 int duress_requires_of_action(const struct duress_dir *dir, const struct duress_action *a,
 			      struct duress_missing *m);

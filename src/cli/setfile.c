@@ -143,7 +143,7 @@ static int open_value_file(const char *file, const char **why, char *buf, size_t
 	else if (f.fd < 0)
 		*why = refusal(&f, buf, size);
 	/* Our own rights: nothing to give back, and the descriptor is the caller's. */
-	(void)duress_file_release(&f);
+	duress_file_release(&f);
 	return *why ? -1 : f.fd;
 }
 

@@ -126,7 +126,7 @@ static int open_action(struct action_file *f, const char *path)
 		fail(path, r == -EFBIG ? "larger than the module's 16 MiB cap" : "cannot be read");
 out:
 	free(buf);
-	(void)duress_file_close(&in); /* the caller's own rights: nothing to give back */
+	duress_file_close(&in);
 	if (r < 0 && f->dir_fd >= 0) {
 		close(f->dir_fd);
 		f->dir_fd = -1;
@@ -153,7 +153,7 @@ static int read_small(int dir_fd, const char *name, char *buf, size_t size, size
 		r = -errno;
 	else
 		*len = (size_t)n;
-	(void)duress_file_close(&in);
+	duress_file_close(&in);
 	return r;
 }
 

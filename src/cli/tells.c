@@ -180,7 +180,7 @@ static void tell_text(const char *shown, const char *text, size_t len)
 		       shown, other);
 }
 
-/* Reads a small text companion with the directory's rights; -1: rights not given back. */
+/* Reads a small text companion with the directory's rights; -1: rights not taken. */
 static int scan_companion(const struct duress_dir *dir, const char *path, const char *shown)
 {
 	struct duress_trust t = duress_dir_trust(dir, TEXT_MAX);
@@ -192,10 +192,7 @@ static int scan_companion(const struct duress_dir *dir, const char *path, const 
 		return -1;
 	if (f.fd >= 0 && (buf = malloc(TEXT_MAX + 1)))
 		n = read(f.fd, buf, TEXT_MAX + 1);
-	if (duress_file_close(&f) < 0) {
-		free(buf);
-		return -1;
-	}
+	duress_file_close(&f);
 	/* A NUL byte: not a text file, nothing a person reads as words. */
 	if (n > 0 && (size_t)n <= TEXT_MAX && !memchr(buf, '\0', (size_t)n))
 		tell_text(shown, buf, (size_t)n);

@@ -48,7 +48,7 @@ bool duress_binds(const struct duress_action *a, const char *path);
  * for each companion file its signatures bind, read with the directory's
  * rights, "duress" in its name or text, or its place inside the owner's home
  * (home: NULL for the global directory).  shown is the directory's escaped
- * path.  Returns -1 if the rights a file was read with cannot be given back.
+ * path.  Returns -1 if the rights to read a file with cannot be taken.
  */
 int duress_tells_dir(const char *shown, const struct duress_dir *dir, const char *home,
 		     const char *user);

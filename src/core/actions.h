@@ -64,7 +64,8 @@ static inline bool duress_dir_loaded(const struct duress_dir *dir)
  * process's; kept in dir, so it must outlive it).  Returns 0; -ENOENT (no directory:
  * nothing to do); -EPERM (bad owner or mode); -ENOTDIR; -EMEDIUMTYPE (on a
  * pseudo-filesystem); -E2BIG (more than max_entries); or another -errno,
- * among them an identity that could not be taken or given back.  On failure *dir is left as a zeroed one: nothing to free.
+ * among them an identity that could not be taken.  On failure *dir is left
+ * as a zeroed one: nothing to free.
  */
 int duress_dir_load(struct duress_dir *dir, const char *path, enum duress_scope scope, uid_t owner,
 		    const struct duress_caps *caps, bool legacy_ok,
@@ -116,7 +117,7 @@ int duress_dir_hash_sealed(struct duress_dir *dir);
  * on without the directory: 0 for a load, a missing directory (a debug
  * line) or one not to be trusted (a configuration problem: one warning
  * with duress_dir_problem()'s words); -ENOMEM or -ENOTRECOVERABLE (rights
- * that could not be taken or given back), on which the caller fails closed.
+ * that could not be taken), on which the caller fails closed.
  */
 int duress_dir_load_judged(int r, const char *path, const struct duress_log *lg);
 

@@ -80,7 +80,8 @@ static int read_sig_file(const struct duress_dir *dir, struct duress_action *a, 
 		a->skip = DURESS_SKIP_SIG_MALFORMED;
 	else
 		*len = (size_t)n;
-	return duress_file_close(&f);
+	duress_file_close(&f);
+	return 0;
 }
 
 static enum duress_skip add_params(struct duress_dir *dir, const struct duress_params *p,
@@ -279,7 +280,8 @@ static int open_dir(struct duress_dir *dir)
 	dir->fd = f.fd;
 	r = list_actions(dir);
 	/* The descriptor is dir's now (duress_dir_free() closes it); the rights go back. */
-	return duress_file_release(&f) < 0 ? -ENOTRECOVERABLE : r;
+	duress_file_release(&f);
+	return r;
 }
 
 int duress_dir_load(struct duress_dir *dir, const char *path, enum duress_scope scope, uid_t owner,

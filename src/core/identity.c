@@ -130,7 +130,7 @@ int duress_identity_enter(const struct duress_identity *id, struct duress_saved_
 	if (set_groups(id->groups, id->n_groups) && set_fsgid(id->gid) && set_fsuid(id->uid) &&
 	    set_effective((const uint32_t[_LINUX_CAPABILITY_U32S_3]){ 0 }))
 		return 0;
-	(void)duress_identity_leave(saved);
+	duress_identity_leave(saved);
 	return -ENOTRECOVERABLE;
 }
 
@@ -213,13 +213,13 @@ static _Noreturn void identity_lost(const struct duress_log *lg)
 	_exit(EXIT_FAILURE);
 }
 
-int duress_identity_leave(struct duress_saved_identity *saved)
+void duress_identity_leave(struct duress_saved_identity *saved)
 {
 	const struct duress_log *lg = saved->lg;
 	bool ok;
 
 	if (!saved->switched)
-		return 0;
+		return;
 	/* Each look counts once: a read that fails once is looked at again after a pass. */
 	ok = restored(saved);
 	for (int pass = 0; pass < RESTORE_PASSES && !ok; pass++) {
@@ -230,5 +230,4 @@ int duress_identity_leave(struct duress_saved_identity *saved)
 	*saved = (struct duress_saved_identity){ 0 };
 	if (!ok)
 		identity_lost(lg);
-	return 0;
 }

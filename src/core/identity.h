@@ -61,9 +61,9 @@ int duress_identity_enter(const struct duress_identity *id, struct duress_saved_
 /*
  * Gives back the saved rights and exactly the saved effective capabilities:
  * every part that differs is changed back, each whatever the others did,
- * twice if need be, and the result read back.  Returns 0.  If the thread's
- * rights still differ, it logs a line (LOG_CRIT) and ends the process with
+ * twice if need be, and the result read back.  If the thread's rights
+ * still differ, it logs a line (LOG_CRIT) and ends the process with
  * _exit(EXIT_FAILURE): it never returns to the caller in a state it did not
  * have.  A zeroed saved identity has nothing to give back.
  */
-int duress_identity_leave(struct duress_saved_identity *saved);
+void duress_identity_leave(struct duress_saved_identity *saved);

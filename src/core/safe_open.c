@@ -208,20 +208,20 @@ int duress_open_file(int dir_fd, const char *path, enum duress_file_kind kind,
 		return r;
 	open_path(dir_fd, path, kind, t, for_reading, ret);
 	/* What is open is read with the rights that opened it: they go with its close. */
-	if (ret->fd >= 0)
-		return 0;
-	return duress_identity_leave(&ret->held);
+	if (ret->fd < 0)
+		duress_identity_leave(&ret->held);
+	return 0;
 }
 
-int duress_file_release(struct duress_file *f)
+void duress_file_release(struct duress_file *f)
 {
-	return duress_identity_leave(&f->held);
+	duress_identity_leave(&f->held);
 }
 
-int duress_file_close(struct duress_file *f)
+void duress_file_close(struct duress_file *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
-	return duress_file_release(f);
+	duress_file_release(f);
 }

@@ -69,17 +69,18 @@ enum duress_skip duress_judge_file(enum duress_file_kind kind, const struct stat
  * rights cannot be taken twice, and nothing but the reading may run with them.
  *
  * Returns 0 (ret says what was found) or -errno if the rights could not be
- * switched or restored: an internal error, to fail closed on.
+ * taken: an internal error, to fail closed on.  Rights that cannot be given
+ * back end the process (duress_identity_leave()).
  */
 int duress_open_file(int dir_fd, const char *path, enum duress_file_kind kind,
 		     const struct duress_trust *t, bool for_reading, struct duress_file *ret);
 
 /*
- * Closes f->fd and gives back the rights it was opened with.  Returns 0, or
- * -ENOTRECOVERABLE if they could not be: fail closed.  Fine on any f that
- * duress_open_file() filled, whatever it returned, and on one closed already.
+ * Closes f->fd and gives back the rights it was opened with (or ends the
+ * process: duress_identity_leave()).  Fine on any f that duress_open_file()
+ * filled, whatever it returned, and on one closed already.
  */
-int duress_file_close(struct duress_file *f);
+void duress_file_close(struct duress_file *f);
 
 /* The same, but f->fd stays open (the caller owns it now). */
-int duress_file_release(struct duress_file *f);
+void duress_file_release(struct duress_file *f);

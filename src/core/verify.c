@@ -57,7 +57,8 @@ static int check_companion(const struct duress_trust *trust, const char *path, e
 	if (how != JUDGE_ONLY &&
 	    duress_stream_content(f.fd, (uint64_t)f.st.st_size, -1, buf, hash, &elf, &len) < 0)
 		*content = DURESS_SKIP_ALSO_UNSAFE;
-	return duress_file_close(&f);
+	duress_file_close(&f);
+	return 0;
 }
 
 /*
@@ -152,8 +153,7 @@ static int check_action(const struct duress_dir *dir, struct duress_action *a, e
 			r = read_action(a, f.fd, (uint64_t)f.st.st_size, how, buf, content);
 	}
 	/* Closed before the companions: the rights are held for one file at a time. */
-	if (duress_file_close(&f) < 0)
-		r = -ENOTRECOVERABLE;
+	duress_file_close(&f);
 	/* Companions are judged as the action is: same owner, identity and size cap. */
 	if (r == 0 && a->skip == DURESS_SKIP_NONE && a->sig.also_len > 0)
 		r = check_companions(&t, &a->sig, how, buf, budget, a->content_hash, &a->skip,
