@@ -16,6 +16,7 @@
 # ROOT is bound onto itself there, because on a real machine / is a mount
 # point and `unshare --propagation private` (which the root suites use)
 # refuses a root that is not.  Made again from nothing: rm -rf ROOT first.
+# An existing ROOT is used only if this script made it.
 set -eu
 R=${1:-/srv/fresh}
 SRC=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
@@ -28,11 +29,19 @@ command -v mmdebstrap >/dev/null || {
 	echo "fresh-root: needs mmdebstrap (apt-get install mmdebstrap)" >&2
 	exit 1
 }
-if [ ! -e "$R/etc/debian_version" ]; then
+# The root adds an account and removes a tree: only ever in a root this
+# script made (its mark), never in one given by mistake, such as /.
+MARK=.made-by-fresh-root
+if [ ! -e "$R" ]; then
 	echo "== $(date +%T) mmdebstrap into $R"
 	mmdebstrap --variant=important --include=git,sudo,openssh-client,openssh-server bookworm "$R" \
 		"deb $MIRROR bookworm main" "deb $MIRROR bookworm-updates main" \
 		"deb $MIRROR-security bookworm-security main"
+	: >"$R/$MARK"
+fi
+if [ ! -e "$R/$MARK" ] || [ "$(readlink -f "$R")" = / ]; then
+	echo "fresh-root: $R exists and was not made by this script; give a new path" >&2
+	exit 1
 fi
 rm -rf "$R/srcrepo"
 git clone -q --bare "$SRC" "$R/srcrepo"
@@ -70,6 +79,7 @@ EOF
 
 # shellcheck disable=SC2016 # $1 and $R belong to the inner shell
 exec unshare -m --propagation private sh -c '
+	set -e
 	R=$1
 	mount --bind "$R" "$R"
 	mount --rbind /dev "$R/dev" && mount --make-rslave "$R/dev"
